@@ -1,0 +1,29 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+
+/** The launcher's configuration: where the database is (or where to keep the embedded one). */
+export const launcherEnvSchema = z.object({
+  DATABASE_URL: z
+    .url({
+      protocol: /^postgres(ql)?$/,
+      error: "must be a postgresql:// URL, e.g. postgresql://postgres:postgres@127.0.0.1:5432/berth",
+    })
+    .optional(),
+  BERTH_DATA_DIR: z.string().min(1).default(".data"),
+  PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+});
+
+export type LauncherEnv = z.infer<typeof launcherEnvSchema> & { readonly dataDir: string };
+
+export function readLauncherEnv(source: NodeJS.ProcessEnv = process.env) {
+  const parsed = launcherEnvSchema.safeParse(source);
+  if (!parsed.success) return parsed;
+  return { success: true as const, data: { ...parsed.data, dataDir: resolve(parsed.data.BERTH_DATA_DIR) } };
+}
+
+/** The environment children inherit, before the launcher adds what it decided. */
+export function inheritedEnv(): NodeJS.ProcessEnv {
+  return { ...process.env };
+}

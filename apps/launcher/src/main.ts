@@ -1,0 +1,108 @@
+// `npm start`: runs Berth on one machine — the dashboard + API (Next.js) and the worker — on
+// DATABASE_URL, or on an embedded PGlite database that this process owns.
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { redactDatabaseUrl } from "@berth/db";
+import { applyMigrations } from "@berth/db/migrate";
+import { formatEnvProblems } from "@berth/validators";
+import { pino } from "pino";
+import { readBuildInfo } from "./buildInfo.ts";
+import { startChild, stopChild, type RunningChild } from "./children.ts";
+import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from "./dataDirLock.ts";
+import { ensureDemoWorkspace } from "./demoWorkspace.ts";
+import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embeddedDatabase.ts";
+import { inheritedEnv, readLauncherEnv } from "./env.ts";
+import { waitUntilServing } from "./readiness.ts";
+
+const parsed = readLauncherEnv();
+if (!parsed.success) {
+  process.stderr.write(formatEnvProblems("berth start", parsed.error));
+  process.exit(1);
+}
+const env = parsed.data;
+const logger = pino({ level: env.LOG_LEVEL, base: { service: "launcher", pid: process.pid } });
+const repoRoot = resolve(import.meta.dirname, "..", "..", "..");
+const webDir = join(repoRoot, "apps", "web");
+const workerDir = join(repoRoot, "apps", "worker");
+
+let lock: DataDirLock | undefined;
+let embedded: EmbeddedDatabase | undefined;
+const children: RunningChild[] = [];
+let stopping = false;
+
+async function shutdown(code: number, reason: string): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    logger.info({ reason }, "stopping Berth");
+    await Promise.all(children.map((child) => stopChild(child, logger)));
+    await embedded?.close();
+    await lock?.release();
+    logger.info("stopped");
+  }
+  process.exit(code);
+}
+
+process.once("SIGINT", () => void shutdown(0, "SIGINT"));
+process.once("SIGTERM", () => void shutdown(0, "SIGTERM"));
+
+try {
+  if (!existsSync(join(webDir, ".next", "BUILD_ID"))) {
+    throw new Error("The dashboard is not built. Run `npm start` (it builds first) or `pnpm turbo run build`.");
+  }
+  let databaseUrl = env.DATABASE_URL;
+  if (databaseUrl === undefined) {
+    lock = await acquireDataDirLock(env.dataDir);
+    embedded = await startEmbeddedDatabase(env.dataDir);
+    databaseUrl = embedded.url;
+    logger.info({ dataDir: env.dataDir, database: databaseUrl }, "embedded database (PGlite) serving");
+  } else {
+    logger.info({ database: redactDatabaseUrl(databaseUrl) }, "using DATABASE_URL");
+  }
+  const migrations = await applyMigrations({
+    connectionString: databaseUrl,
+    onEvent: (event) => logger.info(event, `migrations: ${event.kind}`),
+  });
+  logger.info({ applied: migrations.applied.length, alreadyApplied: migrations.alreadyApplied.length }, "migrations up to date");
+  await ensureDemoWorkspace(databaseUrl);
+
+  const build = await readBuildInfo(repoRoot);
+  const childEnv = {
+    ...inheritedEnv(),
+    DATABASE_URL: databaseUrl,
+    BERTH_VERSION: build.version,
+    BERTH_GIT_REVISION: build.gitRevision,
+    BERTH_LAUNCHER_PID: String(process.pid),
+    LOG_LEVEL: env.LOG_LEVEL,
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+  const nextBin = createRequire(join(webDir, "package.json")).resolve("next/dist/bin/next");
+  const specs = [
+    { name: "worker", command: process.execPath, args: ["--import", "tsx", "src/main.ts"], cwd: workerDir, env: childEnv },
+    {
+      name: "web",
+      command: process.execPath,
+      args: [nextBin, "start", "--port", String(env.PORT), "--hostname", env.HOST],
+      cwd: webDir,
+      env: childEnv,
+    },
+  ];
+  for (const spec of specs) {
+    const child = startChild(spec, logger);
+    children.push(child);
+    void child.exited.then(({ code, signal }) => {
+      if (!stopping) void shutdown(1, `${child.name} exited unexpectedly (code ${String(code)}, signal ${String(signal)})`);
+    });
+  }
+
+  const url = `http://${env.HOST}:${env.PORT}`;
+  await waitUntilServing({ url, timeoutMs: 60_000, stopped: () => stopping });
+  logger.info({ url, version: build.version, gitRevision: build.gitRevision }, `Berth is running at ${url} (Ctrl-C stops it)`);
+} catch (error) {
+  if (error instanceof DataDirLockedError) {
+    logger.error({ holderPid: error.holderPid, dataDir: error.dataDir }, error.message);
+  } else {
+    logger.error({ err: error }, error instanceof Error ? error.message : String(error));
+  }
+  await shutdown(1, "start failed");
+}

@@ -1,0 +1,7 @@
+import { QueryClient } from "@tanstack/react-query";
+
+export function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: { queries: { staleTime: 30_000 } },
+  });
+}

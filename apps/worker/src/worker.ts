@@ -1,0 +1,40 @@
+import type { DbClient } from "@berth/db";
+import type { Logger } from "pino";
+
+export interface WorkerOptions {
+  readonly db: DbClient;
+  readonly logger: Logger;
+  /** When set, the worker stops once this process is gone (it was orphaned). */
+  readonly launcherPid?: number | undefined;
+}
+
+/** How often an orphaned worker notices its launcher is gone. */
+const LAUNCHER_CHECK_MS = 1_000;
+
+/** Connects, reports, then waits for a stop signal. Resolves once it has stopped. */
+export async function runWorker(options: WorkerOptions): Promise<void> {
+  const { db, logger } = options;
+  const [{ version }] = await db.$queryRaw<[{ version: string }]>`SELECT version() AS version`;
+  logger.info({ database: version }, "worker started");
+
+  // Signal listeners do not keep Node's event loop alive; this timer does, until we stop.
+  let timer: NodeJS.Timeout | undefined;
+  const reason = await new Promise<string>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+    timer = setInterval(() => {
+      if (options.launcherPid !== undefined && !isAlive(options.launcherPid)) resolve("launcher gone");
+    }, LAUNCHER_CHECK_MS);
+  });
+  clearInterval(timer);
+  logger.info({ reason }, "worker stopping");
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

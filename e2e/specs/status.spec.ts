@@ -1,0 +1,19 @@
+import { expect, test } from "@playwright/test";
+
+test("the status page shows the build, the database and the latest migration", async ({ page }) => {
+  await page.goto("/");
+
+  await expect(page.getByRole("heading", { name: "Berth", level: 1 })).toBeVisible();
+  const status = page.getByRole("region", { name: "Status" });
+  await expect(status).toBeVisible();
+  await expect(page.getByTestId("version")).toHaveText("0.1.0");
+  await expect(page.getByTestId("git-revision")).toHaveText(/^([0-9a-f]{12}|unknown)$/);
+  await expect(page.getByTestId("database-engine")).toHaveText("PostgreSQL");
+  await expect(page.getByTestId("database-version")).toHaveText(/^PostgreSQL \d+/);
+  // The e2e database is a testkit clone; its URL is shown with the password redacted.
+  await expect(page.getByTestId("database-url")).toHaveText(/berth_test_/);
+  await expect(page.getByTestId("database-url")).not.toHaveText(/:postgres@/);
+  await expect(page.getByTestId("latest-migration")).toHaveText(/^\d{14}_init \(applied \d{4}-/);
+
+  await page.screenshot({ path: "test-results/status.png", fullPage: true });
+});

@@ -1,0 +1,3 @@
+import { createBerthConfig } from "@berth/eslint-config";
+
+export default createBerthConfig({ rootDir: import.meta.dirname });

@@ -1,0 +1,13 @@
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "./root.ts";
+
+export { createBerthApi } from "./api.ts";
+export type { BerthApi } from "./api.ts";
+export { apiEnvSchema } from "./env.ts";
+export type { ApiEnv } from "./env.ts";
+export { appRouter } from "./root.ts";
+export type { AppRouter } from "./root.ts";
+export type { ApiContext, BuildInfo } from "./trpc.ts";
+
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;

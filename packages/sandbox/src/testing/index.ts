@@ -1,0 +1,2 @@
+// In-memory implementations of sandbox's ports, for tests only (never imported by production code).
+export { ManualClock } from "./manualClock.ts";

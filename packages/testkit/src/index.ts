@@ -1,0 +1,5 @@
+export { createTestDatabase, useTestDatabase } from "./testDatabase.ts";
+export type { CreateTestDatabaseOptions, TestDatabase } from "./testDatabase.ts";
+export { ensureTemplate } from "./template.ts";
+export { sweepLeftoverDatabases } from "./sweep.ts";
+export { TEMPLATE_PREFIX, TEST_DATABASE_PREFIX } from "./names.ts";

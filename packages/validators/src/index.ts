@@ -1,0 +1,2 @@
+export { idSchema, workspaceSlugSchema } from "./ids.ts";
+export { formatEnvProblems } from "./env.ts";
