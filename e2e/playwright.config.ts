@@ -29,7 +29,10 @@ export default defineConfig({
     baseURL,
     browserName: "chromium",
     headless: true,
-    launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: chromiumArgs },
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: chromiumArgs,
+    },
   },
   webServer: {
     // Berth's start entry on a fresh database of the machine's Postgres (see serve.ts).

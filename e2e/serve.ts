@@ -6,10 +6,14 @@ import { join } from "node:path";
 import { createTestDatabase } from "@berth/testkit";
 
 const database = await createTestDatabase();
-const launcher = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "..", "apps", "launcher", "src", "main.ts")], {
-  env: { ...process.env, DATABASE_URL: database.url },
-  stdio: "inherit",
-});
+const launcher = spawn(
+  process.execPath,
+  ["--import", "tsx", join(import.meta.dirname, "..", "apps", "launcher", "src", "main.ts")],
+  {
+    env: { ...process.env, DATABASE_URL: database.url },
+    stdio: "inherit",
+  },
+);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => launcher.kill(signal));
 }

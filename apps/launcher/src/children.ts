@@ -14,7 +14,10 @@ export interface RunningChild {
   readonly name: string;
   readonly process: ChildProcess;
   /** Settles when the child exits, with its code or signal. */
-  readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<{
+    readonly code: number | null;
+    readonly signal: NodeJS.Signals | null;
+  }>;
 }
 
 /** How long a child may take to stop after SIGTERM before it is killed. */
@@ -22,7 +25,11 @@ const STOP_GRACE_MS = 10_000;
 
 /** Starts a child that shares our stdout/stderr, so its structured logs reach the terminal. */
 export function startChild(spec: ChildSpec, logger: Logger): RunningChild {
-  const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "inherit", "inherit"] });
+  const child = spawn(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   logger.info({ child: spec.name, pid: child.pid }, `started ${spec.name}`);
   const exited = once(child, "exit").then(([code, signal]) => ({
     code: code as number | null,

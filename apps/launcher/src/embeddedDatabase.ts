@@ -14,7 +14,12 @@ const MAX_CONNECTIONS = 24;
 /** Opens (or creates) PGlite in `<dataDir>/pglite` and serves it on 127.0.0.1 over the PG protocol. */
 export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
   const db = await PGlite.create(join(dataDir, "pglite"));
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: MAX_CONNECTIONS });
+  const server = new PGLiteSocketServer({
+    db,
+    host: "127.0.0.1",
+    port: 0,
+    maxConnections: MAX_CONNECTIONS,
+  });
   try {
     await server.start();
   } catch (error) {

@@ -6,7 +6,8 @@ export const launcherEnvSchema = z.object({
   DATABASE_URL: z
     .url({
       protocol: /^postgres(ql)?$/,
-      error: "must be a postgresql:// URL, e.g. postgresql://postgres:postgres@127.0.0.1:5432/berth",
+      error:
+        "must be a postgresql:// URL, e.g. postgresql://postgres:postgres@127.0.0.1:5432/berth",
     })
     .optional(),
   BERTH_DATA_DIR: z.string().min(1).default(".data"),
@@ -20,7 +21,10 @@ export type LauncherEnv = z.infer<typeof launcherEnvSchema> & { readonly dataDir
 export function readLauncherEnv(source: NodeJS.ProcessEnv = process.env) {
   const parsed = launcherEnvSchema.safeParse(source);
   if (!parsed.success) return parsed;
-  return { success: true as const, data: { ...parsed.data, dataDir: resolve(parsed.data.BERTH_DATA_DIR) } };
+  return {
+    success: true as const,
+    data: { ...parsed.data, dataDir: resolve(parsed.data.BERTH_DATA_DIR) },
+  };
 }
 
 /** The environment children inherit, before the launcher adds what it decided. */

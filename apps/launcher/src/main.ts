@@ -48,14 +48,19 @@ process.once("SIGTERM", () => void shutdown(0, "SIGTERM"));
 
 try {
   if (!existsSync(join(webDir, ".next", "BUILD_ID"))) {
-    throw new Error("The dashboard is not built. Run `npm start` (it builds first) or `pnpm turbo run build`.");
+    throw new Error(
+      "The dashboard is not built. Run `npm start` (it builds first) or `pnpm turbo run build`.",
+    );
   }
   let databaseUrl = env.DATABASE_URL;
   if (databaseUrl === undefined) {
     lock = await acquireDataDirLock(env.dataDir);
     embedded = await startEmbeddedDatabase(env.dataDir);
     databaseUrl = embedded.url;
-    logger.info({ dataDir: env.dataDir, database: databaseUrl }, "embedded database (PGlite) serving");
+    logger.info(
+      { dataDir: env.dataDir, database: databaseUrl },
+      "embedded database (PGlite) serving",
+    );
   } else {
     logger.info({ database: redactDatabaseUrl(databaseUrl) }, "using DATABASE_URL");
   }
@@ -63,7 +68,10 @@ try {
     connectionString: databaseUrl,
     onEvent: (event) => logger.info(event, `migrations: ${event.kind}`),
   });
-  logger.info({ applied: migrations.applied.length, alreadyApplied: migrations.alreadyApplied.length }, "migrations up to date");
+  logger.info(
+    { applied: migrations.applied.length, alreadyApplied: migrations.alreadyApplied.length },
+    "migrations up to date",
+  );
   await ensureDemoWorkspace(databaseUrl);
 
   const build = await readBuildInfo(repoRoot);
@@ -78,7 +86,13 @@ try {
   };
   const nextBin = createRequire(join(webDir, "package.json")).resolve("next/dist/bin/next");
   const specs = [
-    { name: "worker", command: process.execPath, args: ["--import", "tsx", "src/main.ts"], cwd: workerDir, env: childEnv },
+    {
+      name: "worker",
+      command: process.execPath,
+      args: ["--import", "tsx", "src/main.ts"],
+      cwd: workerDir,
+      env: childEnv,
+    },
     {
       name: "web",
       command: process.execPath,
@@ -91,13 +105,20 @@ try {
     const child = startChild(spec, logger);
     children.push(child);
     void child.exited.then(({ code, signal }) => {
-      if (!stopping) void shutdown(1, `${child.name} exited unexpectedly (code ${String(code)}, signal ${String(signal)})`);
+      if (!stopping)
+        void shutdown(
+          1,
+          `${child.name} exited unexpectedly (code ${String(code)}, signal ${String(signal)})`,
+        );
     });
   }
 
   const url = `http://${env.HOST}:${env.PORT}`;
   await waitUntilServing({ url, timeoutMs: 60_000, stopped: () => stopping });
-  logger.info({ url, version: build.version, gitRevision: build.gitRevision }, `Berth is running at ${url} (Ctrl-C stops it)`);
+  logger.info(
+    { url, version: build.version, gitRevision: build.gitRevision },
+    `Berth is running at ${url} (Ctrl-C stops it)`,
+  );
 } catch (error) {
   if (error instanceof DataDirLockedError) {
     logger.error({ holderPid: error.holderPid, dataDir: error.dataDir }, error.message);

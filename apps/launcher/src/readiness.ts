@@ -1,5 +1,9 @@
 /** Polls the status procedure until the dashboard answers, or the deadline passes. */
-export async function waitUntilServing(options: { url: string; timeoutMs: number; stopped: () => boolean }): Promise<void> {
+export async function waitUntilServing(options: {
+  url: string;
+  timeoutMs: number;
+  stopped: () => boolean;
+}): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   const probe = new URL("/api/trpc/status.get", options.url);
   while (Date.now() < deadline) {
@@ -11,5 +15,7 @@ export async function waitUntilServing(options: { url: string; timeoutMs: number
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`the dashboard did not answer on ${options.url} within ${options.timeoutMs / 1000} s`);
+  throw new Error(
+    `the dashboard did not answer on ${options.url} within ${options.timeoutMs / 1000} s`,
+  );
 }

@@ -2,7 +2,13 @@ import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { freePort, killGroup, startLauncher, untilRunning, type LauncherProcess } from "./launcherProcess.ts";
+import {
+  freePort,
+  killGroup,
+  startLauncher,
+  untilRunning,
+  type LauncherProcess,
+} from "./launcherProcess.ts";
 
 const started: LauncherProcess[] = [];
 const dataDir = await mkdtemp(join(tmpdir(), "berth-start-"));
@@ -48,11 +54,15 @@ describe("the start command on the embedded database", () => {
 
     const second = await launch();
     expect(await second.exited).toBe(1);
-    expect(second.output()).toContain(`Berth is already running on ${dataDir} (pid ${String(first.child.pid)})`);
+    expect(second.output()).toContain(
+      `Berth is already running on ${dataDir} (pid ${String(first.child.pid)})`,
+    );
 
     // SIGKILL leaves the lockfile behind, naming a dead pid.
     await killGroup(first);
-    expect(Number((await readFile(join(dataDir, "berth.lock"), "utf8")).trim())).toBe(first.child.pid);
+    expect(Number((await readFile(join(dataDir, "berth.lock"), "utf8")).trim())).toBe(
+      first.child.pid,
+    );
 
     const third = await launch();
     const thirdUrl = await untilRunning(third);
@@ -70,10 +80,15 @@ describe("the start command on the embedded database", () => {
   });
 
   it("lists every malformed variable in one message", async () => {
-    const launcher = startLauncher({ PORT: "http", DATABASE_URL: "mysql://x", LOG_LEVEL: "chatty" });
+    const launcher = startLauncher({
+      PORT: "http",
+      DATABASE_URL: "mysql://x",
+      LOG_LEVEL: "chatty",
+    });
     started.push(launcher);
     expect(await launcher.exited).toBe(1);
     expect(launcher.output()).toContain("invalid environment (3 problems)");
-    for (const name of ["PORT", "DATABASE_URL", "LOG_LEVEL"]) expect(launcher.output()).toContain(`- ${name}:`);
+    for (const name of ["PORT", "DATABASE_URL", "LOG_LEVEL"])
+      expect(launcher.output()).toContain(`- ${name}:`);
   });
 });

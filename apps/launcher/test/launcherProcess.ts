@@ -56,12 +56,26 @@ export async function killGroup(launcher: LauncherProcess): Promise<void> {
   await launcher.exited;
 }
 
+/**
+ * A free port below Linux's ephemeral range (32768+), so the embedded database's own port-0
+ * listener can never be handed the port we picked between our check and the launcher's bind.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once("error", () => {
+        resolve(false);
+      });
+      server.listen(port, "127.0.0.1", () => {
+        resolve(true);
+      });
+    });
+    if (bound) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
+  throw new Error("no free port found in 20000–32000");
 }

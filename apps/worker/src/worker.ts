@@ -23,7 +23,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));
     timer = setInterval(() => {
-      if (options.launcherPid !== undefined && !isAlive(options.launcherPid)) resolve("launcher gone");
+      if (options.launcherPid !== undefined && !isAlive(options.launcherPid))
+        resolve("launcher gone");
     }, LAUNCHER_CHECK_MS);
   });
   clearInterval(timer);

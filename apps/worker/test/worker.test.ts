@@ -71,10 +71,16 @@ describe("the worker process", () => {
 
   it("stops by itself once its launcher is gone", async () => {
     const goneLauncher = spawnSync(process.execPath, ["-e", ""]).pid;
-    const worker = startWorker({ DATABASE_URL: database.current.url, BERTH_LAUNCHER_PID: String(goneLauncher) });
+    const worker = startWorker({
+      DATABASE_URL: database.current.url,
+      BERTH_LAUNCHER_PID: String(goneLauncher),
+    });
     const [code] = await worker.exited;
 
     expect(code).toBe(0);
-    expect(jsonLines(worker.output.stdout).at(-1)).toMatchObject({ msg: "worker stopping", reason: "launcher gone" });
+    expect(jsonLines(worker.output.stdout).at(-1)).toMatchObject({
+      msg: "worker stopping",
+      reason: "launcher gone",
+    });
   });
 });

@@ -5,7 +5,9 @@ export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 
 /** The Prisma client, or the client of an interactive transaction: store functions take either. */
 export type DbClient = PrismaClient;
-export type DbClientOrTx = PrismaClient | Omit<PrismaClient, `$${"connect" | "disconnect" | "on" | "transaction" | "extends"}`>;
+export type DbClientOrTx =
+  | PrismaClient
+  | Omit<PrismaClient, `$${"connect" | "disconnect" | "on" | "transaction" | "extends"}`>;
 
 export interface CreateDbClientOptions {
   readonly connectionString: string;

@@ -13,7 +13,9 @@ export const dbEnvSchema = z.object({
 
 /** Variables Berth's database tests read: the server on which they create scratch databases. */
 export const dbTestEnvSchema = z.object({
-  BERTH_TEST_DATABASE_URL: z.url().default("postgresql://postgres:postgres@127.0.0.1:5432/postgres"),
+  BERTH_TEST_DATABASE_URL: z
+    .url()
+    .default("postgresql://postgres:postgres@127.0.0.1:5432/postgres"),
 });
 
 export type DbEnv = z.infer<typeof dbEnvSchema>;
@@ -34,6 +36,8 @@ function parseEnv<TSchema extends z.ZodType>(
 ): z.infer<TSchema> {
   const parsed = schema.safeParse(source);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+  const problems = parsed.error.issues.map(
+    (issue) => `  ${issue.path.join(".")}: ${issue.message}`,
+  );
   throw new Error(`Invalid environment:\n${problems.join("\n")}`);
 }

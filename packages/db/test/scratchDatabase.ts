@@ -20,7 +20,8 @@ export async function createScratchDatabase(): Promise<ScratchDatabase> {
   return {
     name,
     url: withDatabase(adminUrl, name),
-    [Symbol.asyncDispose]: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+    [Symbol.asyncDispose]: () =>
+      adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }
 

@@ -1,7 +1,10 @@
 import pg from "pg";
 
 /** Runs `work` on a short-lived connection to the admin database. */
-export async function withAdminClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withAdminClient<T>(
+  url: string,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

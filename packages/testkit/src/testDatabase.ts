@@ -19,7 +19,9 @@ export interface CreateTestDatabaseOptions {
 }
 
 /** Clones the migrated template (`CREATE DATABASE … TEMPLATE`): ~100 ms instead of migrating. */
-export async function createTestDatabase(options: CreateTestDatabaseOptions = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: CreateTestDatabaseOptions = {},
+): Promise<TestDatabase> {
   const adminUrl = options.adminUrl ?? readTestAdminUrl();
   const template = await ensureTemplate({
     adminUrl,
@@ -51,7 +53,9 @@ export async function createTestDatabase(options: CreateTestDatabaseOptions = {}
  * One database for the calling test file: created before its first test, dropped after its
  * last one whether the tests passed or not. Read `.current` inside tests or hooks.
  */
-export function useTestDatabase(options: CreateTestDatabaseOptions = {}): { readonly current: TestDatabase } {
+export function useTestDatabase(options: CreateTestDatabaseOptions = {}): {
+  readonly current: TestDatabase;
+} {
   let database: TestDatabase | undefined;
   beforeAll(async () => {
     database = await createTestDatabase(options);
@@ -61,7 +65,8 @@ export function useTestDatabase(options: CreateTestDatabaseOptions = {}): { read
   });
   return {
     get current(): TestDatabase {
-      if (database === undefined) throw new Error("useTestDatabase: read .current inside a test or hook");
+      if (database === undefined)
+        throw new Error("useTestDatabase: read .current inside a test or hook");
       return database;
     },
   };

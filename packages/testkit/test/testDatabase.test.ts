@@ -6,7 +6,12 @@ import { readTestAdminUrl } from "@berth/db";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { quoteIdent, withAdminClient } from "../src/admin.ts";
-import { createTestDatabase, ensureTemplate, sweepLeftoverDatabases, useTestDatabase } from "../src/index.ts";
+import {
+  createTestDatabase,
+  ensureTemplate,
+  sweepLeftoverDatabases,
+  useTestDatabase,
+} from "../src/index.ts";
 import { testDatabaseName } from "../src/names.ts";
 
 const adminUrl = readTestAdminUrl();
@@ -86,12 +91,17 @@ describe("sweepLeftoverDatabases", () => {
       await admin.query(`CREATE DATABASE ${quoteIdent(live)}`);
     });
     try {
-      const dropped = await sweepLeftoverDatabases({ adminUrl, keepTemplate: await currentTemplate() });
+      const dropped = await sweepLeftoverDatabases({
+        adminUrl,
+        keepTemplate: await currentTemplate(),
+      });
       expect(dropped).toContain(dead);
       expect(await databaseExists(dead)).toBe(false);
       expect(await databaseExists(live)).toBe(true);
     } finally {
-      await withAdminClient(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(live)}`));
+      await withAdminClient(adminUrl, (admin) =>
+        admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(live)}`),
+      );
     }
   });
 });
@@ -99,10 +109,14 @@ describe("sweepLeftoverDatabases", () => {
 describe("a failing test file", () => {
   it("still drops its database", async () => {
     const fixtures = join(import.meta.dirname, "fixtures");
-    const child = spawn(process.execPath, [vitestBin(), "run", "--config", join(fixtures, "vitest.config.ts")], {
-      cwd: fixtures,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [vitestBin(), "run", "--config", join(fixtures, "vitest.config.ts")],
+      {
+        cwd: fixtures,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));

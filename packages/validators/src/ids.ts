@@ -9,5 +9,5 @@ export const workspaceSlugSchema = z
   .min(3, { error: "must be at least 3 characters" })
   .max(40, { error: "must be at most 40 characters" })
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, {
-    message: "use lowercase letters, digits and single dashes, not at either end",
+    error: "use lowercase letters, digits and single dashes, not at either end",
   });

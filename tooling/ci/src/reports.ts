@@ -91,7 +91,10 @@ function playwrightTotals(name: string, report: PlaywrightReport): SuiteTotals {
 }
 
 /** Lint and typecheck count as one check each; a test stage that failed without a failing test counts once. */
-export function totalsOfStages(stages: readonly StageRecord[], suites: readonly SuiteTotals[]): SuiteTotals[] {
+export function totalsOfStages(
+  stages: readonly StageRecord[],
+  suites: readonly SuiteTotals[],
+): SuiteTotals[] {
   const totals: SuiteTotals[] = [];
   for (const stage of stages) {
     const ok = stage.exitCode === 0;
@@ -99,7 +102,14 @@ export function totalsOfStages(stages: readonly StageRecord[], suites: readonly 
       case "check":
         totals.push(
           ok
-            ? { name: stage.name, passed: 1, failed: 0, skipped: 0, seconds: stage.seconds, failures: [] }
+            ? {
+                name: stage.name,
+                passed: 1,
+                failed: 0,
+                skipped: 0,
+                seconds: stage.seconds,
+                failures: [],
+              }
             : failedStage(stage, `${stage.name} exited ${stage.exitCode}`),
         );
         break;
@@ -109,7 +119,10 @@ export function totalsOfStages(stages: readonly StageRecord[], suites: readonly 
       case "tests":
         if (!ok && suites.every((suite) => suite.failed === 0)) {
           totals.push(
-            failedStage(stage, `${stage.name} exited ${stage.exitCode} with no failing test in any report (a crash?)`),
+            failedStage(
+              stage,
+              `${stage.name} exited ${stage.exitCode} with no failing test in any report (a crash?)`,
+            ),
           );
         }
         break;
@@ -119,13 +132,28 @@ export function totalsOfStages(stages: readonly StageRecord[], suites: readonly 
 }
 
 function failedStage(stage: StageRecord, failure: string): SuiteTotals {
-  return { name: stage.name, passed: 0, failed: 1, skipped: 0, seconds: stage.seconds, failures: [failure] };
+  return {
+    name: stage.name,
+    passed: 0,
+    failed: 1,
+    skipped: 0,
+    seconds: stage.seconds,
+    failures: [failure],
+  };
 }
 
 function isVitestReport(value: unknown): value is VitestReport {
-  return typeof value === "object" && value !== null && Array.isArray((value as VitestReport).testResults);
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Array.isArray((value as VitestReport).testResults)
+  );
 }
 
 function isPlaywrightReport(value: unknown): value is PlaywrightReport {
-  return typeof value === "object" && value !== null && typeof (value as PlaywrightReport).stats === "object";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as PlaywrightReport).stats === "object"
+  );
 }

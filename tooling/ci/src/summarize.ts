@@ -9,7 +9,9 @@ async function readReports(dir: string): Promise<SuiteTotals[]> {
   const suites: SuiteTotals[] = [];
   for (const runner of ["vitest", "playwright"]) {
     const folder = join(dir, runner);
-    const files = (await readdir(folder).catch(() => [])).filter((file) => file.endsWith(".json")).sort();
+    const files = (await readdir(folder).catch(() => []))
+      .filter((file) => file.endsWith(".json"))
+      .sort();
     for (const file of files) {
       const report: unknown = JSON.parse(await readFile(join(folder, file), "utf8"));
       suites.push(totalsOfReport(`${runner}:${basename(file, ".json")}`, report));
@@ -40,9 +42,14 @@ for (const suite of all) {
   out.push(row([suite.name, suite.passed, suite.failed, suite.skipped, suite.seconds.toFixed(1)]));
 }
 if (stages.length > 0) {
-  out.push("", `stage wall times: ${stages.map((s) => `${s.name} ${s.seconds.toFixed(1)}s`).join(", ")}`);
+  out.push(
+    "",
+    `stage wall times: ${stages.map((s) => `${s.name} ${s.seconds.toFixed(1)}s`).join(", ")}`,
+  );
 }
-const failures = all.flatMap((suite) => suite.failures.map((failure) => `  ✗ ${suite.name}: ${failure}`));
+const failures = all.flatMap((suite) =>
+  suite.failures.map((failure) => `  ✗ ${suite.name}: ${failure}`),
+);
 if (failures.length > 0) out.push("", "failed:", ...failures);
 const passed = all.reduce((sum, suite) => sum + suite.passed, 0);
 const failed = all.reduce((sum, suite) => sum + suite.failed, 0);

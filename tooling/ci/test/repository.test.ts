@@ -8,10 +8,14 @@ const self = "tooling/ci/test/repository.test.ts";
 
 /** Every file a clone has: tracked plus untracked-but-not-ignored. */
 function repositoryFiles(): string[] {
-  const output = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: root,
-    encoding: "utf8",
-  });
+  const output = execFileSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  );
   return output.split("\0").filter((file) => file !== "" && file !== self);
 }
 

@@ -31,7 +31,9 @@ async function reportsDir(reports: Reports): Promise<string> {
 }
 
 function run(dir: string) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", summarize, dir], { encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", summarize, dir], {
+    encoding: "utf8",
+  });
   const lastLine = result.stdout.trim().split("\n").at(-1);
   return { code: result.status, stdout: result.stdout, lastLine };
 }
@@ -70,7 +72,9 @@ describe("summarize", () => {
         db: { testResults: [vitestFile("a.test.ts", ["passed", "passed"])] },
         testkit: { testResults: [vitestFile("b.test.ts", ["passed", "skipped"])] },
       },
-      playwright: { e2e: { stats: { expected: 3, unexpected: 0, flaky: 0, skipped: 0, duration: 4200 } } },
+      playwright: {
+        e2e: { stats: { expected: 3, unexpected: 0, flaky: 0, skipped: 0, duration: 4200 } },
+      },
       stages: passingStages,
     });
     const { code, lastLine, stdout } = run(dir);

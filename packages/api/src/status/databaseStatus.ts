@@ -33,6 +33,7 @@ export async function readDatabaseStatus(options: {
       version,
       url: redactDatabaseUrl(options.databaseUrl),
     },
-    latestMigration: latest === undefined ? null : { name: latest.name, appliedAt: latest.applied_at },
+    latestMigration:
+      latest === undefined ? null : { name: latest.name, appliedAt: latest.applied_at },
   };
 }

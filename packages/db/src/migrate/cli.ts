@@ -15,9 +15,17 @@ try {
     onEvent: (event) => log({ msg: `migrate: ${event.kind}`, ...event }),
   });
   for (const name of result.unknown) {
-    log({ level: "warn", msg: "migrate: applied migration missing from the folder", migration: name });
+    log({
+      level: "warn",
+      msg: "migrate: applied migration missing from the folder",
+      migration: name,
+    });
   }
-  log({ msg: "migrate: done", applied: result.applied.length, alreadyApplied: result.alreadyApplied.length });
+  log({
+    msg: "migrate: done",
+    applied: result.applied.length,
+    alreadyApplied: result.alreadyApplied.length,
+  });
 } catch (error) {
   log({ level: "error", msg: error instanceof Error ? error.message : String(error) });
   process.exitCode = 1;

@@ -6,7 +6,12 @@ export class MigrationChecksumMismatchError extends Error {
   readonly appliedChecksum: string;
   readonly fileChecksum: string;
 
-  constructor(details: { migration: string; path: string; appliedChecksum: string; fileChecksum: string }) {
+  constructor(details: {
+    migration: string;
+    path: string;
+    appliedChecksum: string;
+    fileChecksum: string;
+  }) {
     super(
       `Migration ${details.migration} was edited after it was applied (${details.path}: applied ` +
         `checksum ${details.appliedChecksum.slice(0, 12)}…, file now ${details.fileChecksum.slice(0, 12)}…). ` +

@@ -18,7 +18,9 @@ export const defaultMigrationsDir = fileURLToPath(
 );
 
 /** Reads every migration under `dir`, ordered by name (Prisma names start with a timestamp). */
-export async function readMigrationFiles(dir: string = defaultMigrationsDir): Promise<MigrationFile[]> {
+export async function readMigrationFiles(
+  dir: string = defaultMigrationsDir,
+): Promise<MigrationFile[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const names = entries
     .filter((entry) => entry.isDirectory())

@@ -67,7 +67,9 @@ describe("applyMigrations", () => {
     });
 
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => applyMigrations({ connectionString: db.url, migrationsDir: dir })),
+      Array.from({ length: 4 }, () =>
+        applyMigrations({ connectionString: db.url, migrationsDir: dir }),
+      ),
     );
 
     const appliedAcrossRunners = results.flatMap((result) => result.applied).sort();
@@ -77,13 +79,20 @@ describe("applyMigrations", () => {
       db.url,
       `SELECT migration_name FROM "_prisma_migrations" ORDER BY migration_name`,
     );
-    expect(recorded.map((row) => row.migration_name)).toEqual(["001_table", "002_seed", "003_index"]);
+    expect(recorded.map((row) => row.migration_name)).toEqual([
+      "001_table",
+      "002_seed",
+      "003_index",
+    ]);
   });
 
   it("leaves the catalog exactly as it was when a migration fails", async () => {
     await using db = await createScratchDatabase();
     const good = { "001_table": `CREATE TABLE marks (id serial PRIMARY KEY);` };
-    await applyMigrations({ connectionString: db.url, migrationsDir: await migrationsFolder(good) });
+    await applyMigrations({
+      connectionString: db.url,
+      migrationsDir: await migrationsFolder(good),
+    });
     const before = await catalogSnapshot(db.url);
 
     const dir = await migrationsFolder({
@@ -115,11 +124,17 @@ describe("applyMigrations", () => {
   it("applies only what is new on a second run", async () => {
     await using db = await createScratchDatabase();
     const first = { "001_table": `CREATE TABLE marks (id int);` };
-    await applyMigrations({ connectionString: db.url, migrationsDir: await migrationsFolder(first) });
+    await applyMigrations({
+      connectionString: db.url,
+      migrationsDir: await migrationsFolder(first),
+    });
 
     const second = await applyMigrations({
       connectionString: db.url,
-      migrationsDir: await migrationsFolder({ ...first, "002_more": `ALTER TABLE marks ADD note text;` }),
+      migrationsDir: await migrationsFolder({
+        ...first,
+        "002_more": `ALTER TABLE marks ADD note text;`,
+      }),
     });
 
     expect(second).toEqual({ applied: ["002_more"], alreadyApplied: ["001_table"], unknown: [] });

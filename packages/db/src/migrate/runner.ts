@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { MigrationChecksumMismatchError, MigrationFailedError, MigrationUnfinishedError } from "./errors.ts";
+import {
+  MigrationChecksumMismatchError,
+  MigrationFailedError,
+  MigrationUnfinishedError,
+} from "./errors.ts";
 import { readMigrationFiles, type MigrationFile } from "./migrationFiles.ts";
 
 /**
@@ -54,7 +58,9 @@ interface AppliedRow {
  * One dedicated connection holds a session advisory lock for the whole run; the applied set
  * is read only after the lock is taken, so concurrent runners apply each migration once.
  */
-export async function applyMigrations(options: ApplyMigrationsOptions): Promise<ApplyMigrationsResult> {
+export async function applyMigrations(
+  options: ApplyMigrationsOptions,
+): Promise<ApplyMigrationsResult> {
   const files = await readMigrationFiles(options.migrationsDir);
   const client = new pg.Client({ connectionString: options.connectionString });
   await client.connect();
@@ -78,7 +84,9 @@ export async function applyMigrations(options: ApplyMigrationsOptions): Promise<
   } finally {
     // Unlock explicitly: on the embedded database every connection shares one session, so
     // closing ours would not release the lock. On Postgres, ending the session would.
-    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await client
+      .query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY])
+      .catch(() => undefined);
     await client.end();
   }
 }

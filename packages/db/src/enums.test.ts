@@ -1,0 +1,142 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScratchDatabase, type ScratchDatabase } from "../test/scratchDatabase.ts";
+import { checkedColumns } from "./enums.ts";
+import { applyMigrations } from "./migrate/runner.ts";
+
+// The closed unions of enums.ts and the SQL CHECKs of the migrations must allow exactly the
+// same values: a value only TypeScript knows fails at insert, one only SQL knows escapes the
+// type checker.
+
+/**
+ * CHECKs on text columns that are not value sets (a length limit, say). Named here so that a
+ * value-set CHECK written in a shape the parser does not read fails instead of being skipped.
+ */
+const notValueSetChecks: ReadonlySet<string> = new Set<string>([]);
+
+interface TextCheck {
+  readonly table: string;
+  readonly column: string;
+  readonly name: string;
+  readonly definition: string;
+}
+
+type CheckedTable = (typeof checkedColumns)[number]["table"];
+
+/** An insert of one row whose checked column is `$1`, with fresh parent rows so it can repeat. */
+const insertWith: Readonly<Record<CheckedTable, string>> = {
+  memberships: `
+    WITH w AS (INSERT INTO workspaces (slug, name) VALUES (gen_random_uuid()::text, 'w') RETURNING id),
+         u AS (INSERT INTO users (email, name) VALUES (gen_random_uuid()::text, 'u') RETURNING id)
+    INSERT INTO memberships (workspace_id, user_id, role) SELECT w.id, u.id, $1 FROM w, u`,
+  sessions: `
+    WITH w AS (INSERT INTO workspaces (slug, name) VALUES (gen_random_uuid()::text, 'w') RETURNING id)
+    INSERT INTO sessions (workspace_id, sandbox_group_id, backend) SELECT w.id, gen_random_uuid(), $1 FROM w`,
+};
+
+/**
+ * The allowed values of a value-set CHECK as pg_get_constraintdef prints it: `IN (…)` becomes
+ * `(col = ANY (ARRAY['a'::text, …]))`; a single value or an OR chain `((col = 'a'::text) OR …)`.
+ */
+function allowedValues(definition: string, column: string): string[] | undefined {
+  const literal = String.raw`'((?:[^']|'')*)'::(?:text|character varying)`;
+  const anyArray = new RegExp(String.raw`^CHECK \(\(${column} = ANY \(ARRAY\[(.*)\]\)\)\)$`).exec(
+    definition,
+  );
+  const list = anyArray?.[1];
+  if (list !== undefined) {
+    const items = list.split(", ");
+    const values = items.map((item) =>
+      new RegExp(`^${literal}$`).exec(item)?.[1]?.replaceAll("''", "'"),
+    );
+    return values.every((value) => value !== undefined) ? values : undefined;
+  }
+  const body = /^CHECK \((.*)\)$/.exec(definition)?.[1];
+  if (body === undefined) return undefined;
+  const equality = new RegExp(String.raw`^\(*${column} = ${literal}\)*$`);
+  const values = body.split(" OR ").map((part) => equality.exec(part)?.[1]?.replaceAll("''", "'"));
+  return values.every((value) => value !== undefined) ? values : undefined;
+}
+
+let db: ScratchDatabase;
+let client: pg.Client;
+let checks: TextCheck[];
+
+beforeAll(async () => {
+  db = await createScratchDatabase();
+  await applyMigrations({ connectionString: db.url });
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const result = await client.query<TextCheck>(`
+    SELECT t.relname AS table, a.attname AS column, k.conname AS name, pg_get_constraintdef(k.oid) AS definition
+      FROM pg_constraint k
+      JOIN pg_class t ON t.oid = k.conrelid
+      JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1]
+     WHERE k.contype = 'c' AND t.relnamespace = 'public'::regnamespace
+       AND cardinality(k.conkey) = 1 AND a.atttypid IN ('text'::regtype, 'varchar'::regtype)
+     ORDER BY 1, 2, 3`);
+  checks = result.rows;
+});
+
+afterAll(async () => {
+  await client.end();
+  await db[Symbol.asyncDispose]();
+});
+
+describe("enums.ts against the migrations' CHECK constraints", () => {
+  it("finds the CHECKs to compare", () => {
+    expect(checks.length).toBeGreaterThan(0);
+  });
+
+  it("has a checkedColumns entry with exactly the allowed values for every value-set CHECK", () => {
+    for (const check of checks.filter((c) => !notValueSetChecks.has(c.name))) {
+      const allowed = allowedValues(check.definition, check.column);
+      expect(allowed, `cannot read the values of ${check.name}: ${check.definition}`).toBeDefined();
+      const entry = checkedColumns.find(
+        (e) => e.table === check.table && e.column === check.column,
+      );
+      expect(
+        entry,
+        `${check.table}.${check.column} (${check.name}) has no entry in checkedColumns`,
+      ).toBeDefined();
+      expect(new Set(entry?.values), `${check.name} and enums.ts disagree`).toEqual(
+        new Set(allowed),
+      );
+      expect(allowed?.length, `${check.name} lists a value twice`).toBe(new Set(allowed).size);
+    }
+  });
+
+  it("has a CHECK for every checkedColumns entry", () => {
+    for (const entry of checkedColumns) {
+      const check = checks.find((c) => c.table === entry.table && c.column === entry.column);
+      expect(
+        check,
+        `${entry.table}.${entry.column} is in checkedColumns but has no CHECK`,
+      ).toBeDefined();
+    }
+  });
+
+  it.each(checkedColumns)(
+    "lets Postgres accept every union value of $column on $table",
+    async (entry) => {
+      for (const value of entry.values) {
+        await expect(client.query(insertWith[entry.table], [value])).resolves.toMatchObject({
+          rowCount: 1,
+        });
+      }
+    },
+  );
+
+  it.each(checkedColumns)(
+    "makes Postgres reject a value of $column on $table outside the union",
+    async (entry) => {
+      const outside = `not-a-${entry.column}`;
+      expect(entry.values).not.toContain(outside);
+
+      await expect(client.query(insertWith[entry.table], [outside])).rejects.toMatchObject({
+        code: "23514",
+        table: entry.table,
+      });
+    },
+  );
+});
