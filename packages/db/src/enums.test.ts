@@ -23,16 +23,39 @@ interface TextCheck {
 
 type CheckedTable = (typeof checkedColumns)[number]["table"];
 
-/** An insert of one row whose checked column is `$1`, with fresh parent rows so it can repeat. */
-const insertWith: Readonly<Record<CheckedTable, string>> = {
-  memberships: `
-    WITH w AS (INSERT INTO workspaces (slug, name) VALUES (gen_random_uuid()::text, 'w') RETURNING id),
+const newWorkspace = `w AS (INSERT INTO workspaces (slug, name) VALUES (gen_random_uuid()::text, 'w') RETURNING id)`;
+const newLease = `l AS (INSERT INTO sandbox_leases (workspace_id, sandbox_group_id, backend, expires_at)
+                         SELECT w.id, gen_random_uuid(), 'local', now() FROM w RETURNING id)`;
+
+/**
+ * An insert of one row whose checked column is `$1` (every other column valid), with fresh
+ * parent rows so it can repeat.
+ */
+function insertWith(table: CheckedTable, column: string): string {
+  switch (table) {
+    case "memberships":
+      return `WITH ${newWorkspace},
          u AS (INSERT INTO users (email, name) VALUES (gen_random_uuid()::text, 'u') RETURNING id)
-    INSERT INTO memberships (workspace_id, user_id, role) SELECT w.id, u.id, $1 FROM w, u`,
-  sessions: `
-    WITH w AS (INSERT INTO workspaces (slug, name) VALUES (gen_random_uuid()::text, 'w') RETURNING id)
-    INSERT INTO sessions (workspace_id, sandbox_group_id, backend) SELECT w.id, gen_random_uuid(), $1 FROM w`,
-};
+    INSERT INTO memberships (workspace_id, user_id, role) SELECT w.id, u.id, $1 FROM w, u`;
+    case "sessions":
+      return `WITH ${newWorkspace}
+    INSERT INTO sessions (workspace_id, sandbox_group_id, backend) SELECT w.id, gen_random_uuid(), $1 FROM w`;
+    case "sandbox_leases":
+      return column === "backend"
+        ? `WITH ${newWorkspace} INSERT INTO sandbox_leases (workspace_id, sandbox_group_id, backend, expires_at)
+             SELECT w.id, gen_random_uuid(), $1, now() FROM w`
+        : `WITH ${newWorkspace} INSERT INTO sandbox_leases (workspace_id, sandbox_group_id, backend, expires_at, "${column}")
+             SELECT w.id, gen_random_uuid(), 'local', now(), $1 FROM w`;
+    case "lease_holders":
+      return `WITH ${newWorkspace}, ${newLease}
+    INSERT INTO lease_holders (lease_id, kind, holder_id, subject_id, last_heartbeat_at, created_at)
+    SELECT l.id, $1, gen_random_uuid()::text, gen_random_uuid(), now(), now() FROM l`;
+    case "audit_events":
+      return `WITH ${newWorkspace}
+    INSERT INTO audit_events (workspace_id, actor_kind, actor_id, action, target_kind, target_id, at)
+    SELECT w.id, $1, 'a', 'test', 'lease', 'x', now() FROM w`;
+  }
+}
 
 /**
  * The allowed values of a value-set CHECK as pg_get_constraintdef prints it: `IN (…)` becomes
@@ -120,7 +143,7 @@ describe("enums.ts against the migrations' CHECK constraints", () => {
     "lets Postgres accept every union value of $column on $table",
     async (entry) => {
       for (const value of entry.values) {
-        await expect(client.query(insertWith[entry.table], [value])).resolves.toMatchObject({
+        await expect(client.query(insertWith(entry.table, entry.column), [value])).resolves.toMatchObject({
           rowCount: 1,
         });
       }
@@ -133,7 +156,7 @@ describe("enums.ts against the migrations' CHECK constraints", () => {
       const outside = `not-a-${entry.column}`;
       expect(entry.values).not.toContain(outside);
 
-      await expect(client.query(insertWith[entry.table], [outside])).rejects.toMatchObject({
+      await expect(client.query(insertWith(entry.table, entry.column), [outside])).rejects.toMatchObject({
         code: "23514",
         table: entry.table,
       });

@@ -9,8 +9,52 @@ export type MembershipRole = (typeof membershipRoles)[number];
 export const sessionBackends = ["local", "kubernetes"] as const;
 export type SessionBackend = (typeof sessionBackends)[number];
 
+/** A lease's liveness: cold -> warming -> warm -> draining -> cold. */
+export const leaseLivenesses = ["cold", "warming", "warm", "draining"] as const;
+export type LeaseLiveness = (typeof leaseLivenesses)[number];
+
+/** Who holds a lease: an agent turn, a dashboard viewer, one API request, a process in the box. */
+export const holderKinds = ["turn", "viewer", "direct", "process"] as const;
+export type HolderKind = (typeof holderKinds)[number];
+
+/** What Berth knows of the box's existence at the backend. */
+export const providerStatuses = ["not_created", "creating", "exists", "missing", "unknown"] as const;
+export type ProviderStatus = (typeof providerStatuses)[number];
+
+/** Whether a verified archive of the workspace exists. */
+export const archiveStatuses = ["none", "available", "unverified", "invalid"] as const;
+export type ArchiveStatus = (typeof archiveStatuses)[number];
+
+/** Where restoring the selected revision stands; degraded and unrecoverable block spawning. */
+export const restoreStatuses = [
+  "not_required",
+  "pending",
+  "restoring",
+  "verifying",
+  "ready",
+  "degraded",
+  "unrecoverable",
+] as const;
+export type RestoreStatus = (typeof restoreStatuses)[number];
+
+/** Whether the live workspace is known to hold the selected revision. */
+export const workspaceStatuses = ["unknown", "not_ready", "ready", "degraded", "unrecoverable"] as const;
+export type WorkspaceStatus = (typeof workspaceStatuses)[number];
+
+/** Who performed an audited action. */
+export const auditActorKinds = ["user", "token", "system"] as const;
+export type AuditActorKind = (typeof auditActorKinds)[number];
+
 /** Every CHECKed text column and the union it mirrors, by table and column. */
 export const checkedColumns = [
   { table: "memberships", column: "role", values: membershipRoles },
   { table: "sessions", column: "backend", values: sessionBackends },
+  { table: "sandbox_leases", column: "liveness", values: leaseLivenesses },
+  { table: "sandbox_leases", column: "backend", values: sessionBackends },
+  { table: "sandbox_leases", column: "provider_status", values: providerStatuses },
+  { table: "sandbox_leases", column: "archive_status", values: archiveStatuses },
+  { table: "sandbox_leases", column: "restore_status", values: restoreStatuses },
+  { table: "sandbox_leases", column: "workspace_status", values: workspaceStatuses },
+  { table: "lease_holders", column: "kind", values: holderKinds },
+  { table: "audit_events", column: "actor_kind", values: auditActorKinds },
 ] as const satisfies readonly { table: string; column: string; values: readonly string[] }[];

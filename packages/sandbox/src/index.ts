@@ -1,4 +1,5 @@
-// The domain's only public entry. The lease, spawner, backends and box services arrive with
-// their issues; today it holds the Clock port they all take time from.
-export { systemClock } from "./clock/clock.ts";
-export type { Clock } from "./clock/clock.ts";
+// The domain's only public entry.
+export { systemClock } from "./clock.ts";
+export type { Clock } from "./clock.ts";
+export { DatabaseClock } from "./databaseClock.ts";
+export * from "./lease/index.ts";

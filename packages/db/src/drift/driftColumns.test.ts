@@ -151,32 +151,32 @@ describe("schema drift: tables and columns", () => {
   });
 
   it("reports a model without a table as a missing table", async () => {
-    const schemaText = `${await repoSchemaText()}\nmodel AuditEvent {\n  id Int @id\n\n  @@map("audit_events")\n}\n`;
+    const schemaText = `${await repoSchemaText()}\nmodel ExtraModel {\n  id Int @id\n\n  @@map("audit_trail_extra")\n}\n`;
 
     const differences = await driftAfter({ schemaText });
 
     expect(differences).toEqual([
-      expect.objectContaining({ kind: "missingTable", table: "audit_events" }),
+      expect.objectContaining({ kind: "missingTable", table: "audit_trail_extra" }),
     ]);
   });
 
   it("reports an unlisted table once, not once per column or index", async () => {
     const differences = await driftAfter({
-      alter: `CREATE TABLE audit_events (id int PRIMARY KEY, note text CHECK (note <> ''));
-              CREATE INDEX audit_events_note_idx ON audit_events (note)`,
+      alter: `CREATE TABLE side_notes (id int PRIMARY KEY, note text CHECK (note <> ''));
+              CREATE INDEX side_notes_note_idx ON side_notes (note)`,
     });
 
     expect(differences).toEqual([
-      expect.objectContaining({ kind: "extraTable", table: "audit_events" }),
+      expect.objectContaining({ kind: "extraTable", table: "side_notes" }),
     ]);
   });
 
   it("accepts a table listed in the allowlist, with what hangs off it", async () => {
     const differences = await driftAfter({
-      alter: `CREATE TABLE audit_events (id int PRIMARY KEY, note text CHECK (note <> ''))`,
+      alter: `CREATE TABLE side_notes (id int PRIMARY KEY, note text CHECK (note <> ''))`,
       allowlist: [
         ...(await repoAllowlist()),
-        { kind: "table", name: "audit_events", reason: "written only by a trigger" },
+        { kind: "table", name: "side_notes", reason: "written only by a trigger" },
       ],
     });
 

@@ -1,0 +1,31 @@
+export { defaultLeaseConfig, leaseConfigSchema, turnHolderTtlMs } from "./config.ts";
+export type { LeaseConfig } from "./config.ts";
+export { assertNever, LeaseError, leaseErrorCodes } from "./errors.ts";
+export type {
+  AcquireOutcome,
+  BlockedReason,
+  CasLoss,
+  CasOutcome,
+  DeadHolderReason,
+  FencedReason,
+  HeartbeatOutcome,
+  LeaseErrorCode,
+} from "./errors.ts";
+export { LeaseSystem } from "./leaseSystem.ts";
+export type { AcquireInput, HeartbeatInput, HolderRef, ReleaseInput, ReleaseOutcome } from "./leaseSystem.ts";
+export type { LeaseResources } from "./resources.ts";
+export type { LeaseSnapshot } from "./snapshot.ts";
+export { hasLiveBox, isRestoreBlocking } from "./states.ts";
+export type { AcquirableHolderKind, HolderKind, LeaseLiveness, RestoreStatus } from "./states.ts";
+export { LeaseSweepSystem } from "./sweepSystem.ts";
+export type { ExpiredWarming } from "./sweepSystem.ts";
+export { WarmingSystem } from "./warmingSystem.ts";
+export type {
+  CommitWarmInput,
+  ConfirmDrainColdInput,
+  FailWarmingInput,
+  MarkInstanceLostInput,
+  RearmInput,
+  RecordAllocationInput,
+  RecordCreatedInput,
+} from "./warmingSystem.ts";

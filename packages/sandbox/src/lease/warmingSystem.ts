@@ -1,0 +1,147 @@
+import { z } from "zod";
+import type { CasLoss, CasOutcome } from "./errors.ts";
+import { epochSchema, idSchema, parseInput } from "./inputs.ts";
+import { callLeaseFunctionOnce, Prisma, type TransitionRow } from "./leaseStore.ts";
+import { checkedResources, type LeaseResources } from "./resources.ts";
+
+const fenceSchema = z.object({ workspaceId: idSchema, leaseId: idSchema, expectedEpoch: epochSchema });
+const nameSchema = z.string().trim().min(1, { error: "must not be empty" }).max(200);
+const actorSchema = nameSchema.default("spawner");
+
+const allocationSchema = fenceSchema.extend({ allocationId: nameSchema });
+const createdSchema = allocationSchema.extend({ instanceId: nameSchema });
+const commitSchema = fenceSchema.extend({ instanceId: nameSchema, actor: actorSchema });
+const failSchema = fenceSchema.extend({
+  /** True only when the backend confirmed the box this spawner created is gone. */
+  terminated: z.boolean(),
+  actor: actorSchema,
+  reason: z.string().max(200).nullable().default(null),
+});
+const lostSchema = fenceSchema.extend({ instanceId: nameSchema, actor: nameSchema });
+const rearmSchema = fenceSchema.extend({ actor: nameSchema });
+const drainColdSchema = fenceSchema.extend({
+  instanceId: nameSchema.nullable(),
+  /** The box was already gone when the drain came to capture it. */
+  providerMissing: z.boolean().default(false),
+  actor: nameSchema.default("reaper"),
+});
+
+export type RecordAllocationInput = z.input<typeof allocationSchema>;
+export type RecordCreatedInput = z.input<typeof createdSchema>;
+export type CommitWarmInput = z.input<typeof commitSchema>;
+export type FailWarmingInput = z.input<typeof failSchema>;
+export type MarkInstanceLostInput = z.input<typeof lostSchema>;
+export type RearmInput = z.input<typeof rearmSchema>;
+export type ConfirmDrainColdInput = z.input<typeof drainColdSchema>;
+
+/**
+ * The spawner's path and what fences it: allocation intent → record created → commit warm, or
+ * fail warming; and a warm box's loss. Every call is a CAS on (liveness, epoch[, allocation,
+ * instance]); a loss returns `{ outcome: "lost", reason }` and changes nothing.
+ */
+export class WarmingSystem {
+  readonly #resources: LeaseResources;
+
+  constructor(resources: LeaseResources) {
+    this.#resources = checkedResources(resources);
+  }
+
+  /**
+   * Persists the allocation id before any backend create. `adopted` means a predecessor at an
+   * earlier epoch already chose one: create (or find) the box under that id instead.
+   */
+  async recordAllocation(input: RecordAllocationInput): Promise<CasOutcome<"recorded" | "adopted">> {
+    const args = parseInput(allocationSchema, input);
+    const now = await this.#resources.clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_record_allocation(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${args.allocationId}, ${now}::timestamptz)`,
+      ["recorded", "adopted"],
+    );
+  }
+
+  /** Attributes the created box to the warming epoch, so the reaper can stop it if we die. */
+  async recordCreated(input: RecordCreatedInput): Promise<CasOutcome<"recorded">> {
+    const args = parseInput(createdSchema, input);
+    const { clock, config } = this.#resources;
+    const now = await clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_record_created(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${args.allocationId}, ${args.instanceId},
+        ${config.warmingTimeoutMs}::int, ${now}::timestamptz)`,
+      ["recorded"],
+    );
+  }
+
+  /** Publishes the verified box: warm at epoch+1. */
+  async commitWarm(input: CommitWarmInput): Promise<CasOutcome<"committed">> {
+    const args = parseInput(commitSchema, input);
+    const { clock, config } = this.#resources;
+    const now = await clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_commit_warm(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${args.instanceId}, ${config.leaseTtlMs}::int, ${args.actor},
+        ${now}::timestamptz)`,
+      ["committed"],
+    );
+  }
+
+  /** Rolls warming back to cold at epoch+1. */
+  async failWarming(input: FailWarmingInput): Promise<CasOutcome<"failed">> {
+    const args = parseInput(failSchema, input);
+    const now = await this.#resources.clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_fail_warming(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${args.terminated}, ${args.actor}, ${args.reason}::text,
+        ${now}::timestamptz)`,
+      ["failed"],
+    );
+  }
+
+  /** The warm box is gone: exactly one of many concurrent observers marks it (epoch+1). */
+  async markInstanceLost(input: MarkInstanceLostInput): Promise<CasOutcome<"marked">> {
+    const args = parseInput(lostSchema, input);
+    const now = await this.#resources.clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_mark_instance_lost(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${args.instanceId}, ${args.actor}, ${now}::timestamptz)`,
+      ["marked"],
+    );
+  }
+
+  /** Draining → warm within the idle grace, epoch unchanged. */
+  async rearm(input: RearmInput): Promise<CasOutcome<"rearmed">> {
+    const args = parseInput(rearmSchema, input);
+    const { clock, config } = this.#resources;
+    const now = await clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_rearm(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${config.leaseTtlMs}::int, ${args.actor}, ${now}::timestamptz)`,
+      ["rearmed"],
+    );
+  }
+
+  /** The drained box was captured and stopped: cold at epoch+1 (unless an arrival re-armed it). */
+  async confirmDrainCold(input: ConfirmDrainColdInput): Promise<CasOutcome<"cold">> {
+    const args = parseInput(drainColdSchema, input);
+    const now = await this.#resources.clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_confirm_drain_cold(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${args.instanceId}::text, ${args.providerMissing}, ${args.actor},
+        ${now}::timestamptz)`,
+      ["cold"],
+    );
+  }
+
+  async #run<TDone extends string>(call: Prisma.Sql, done: readonly TDone[]): Promise<CasOutcome<TDone>> {
+    const row = await callLeaseFunctionOnce(this.#resources.db, call);
+    return casOutcome(row, done);
+  }
+}
+
+/** Maps a function's row to a CAS outcome: one of `done`, or a named loss. */
+export function casOutcome<TDone extends string>(row: TransitionRow, done: readonly TDone[]): CasOutcome<TDone> {
+  const outcome = done.find((name) => name === row.outcome);
+  if (outcome !== undefined && row.lease !== null) return { outcome, lease: row.lease };
+  return { outcome: "lost", reason: (row.reason ?? "stale_epoch") as CasLoss, lease: row.lease };
+}

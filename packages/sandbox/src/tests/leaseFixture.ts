@@ -1,0 +1,125 @@
+import { createDbClient, type DbClient, type DbClientOrTx } from "@berth/db";
+import { useTestDatabase } from "@berth/testkit";
+import { afterAll, beforeAll } from "vitest";
+import { defaultLeaseConfig, type LeaseConfig } from "../lease/config.ts";
+import { LeaseSystem } from "../lease/leaseSystem.ts";
+import type { LeaseResources } from "../lease/resources.ts";
+import { LeaseSweepSystem } from "../lease/sweepSystem.ts";
+import { WarmingSystem } from "../lease/warmingSystem.ts";
+import { ManualClock } from "../testing/manualClock.ts";
+
+/** The most connections a scenario file opens (the issue's bound). */
+export const MAX_CONNECTIONS = 40;
+
+export interface LeaseWorld {
+  readonly db: DbClient;
+  /** The database's URL, for a raw connection of one's own. */
+  readonly url: string;
+  readonly clock: ManualClock;
+  readonly config: LeaseConfig;
+  readonly leases: LeaseSystem;
+  readonly warming: WarmingSystem;
+  readonly sweeps: LeaseSweepSystem;
+  /** The same systems over another client or transaction (to pin a connection). */
+  readonly on: (db: DbClientOrTx) => { leases: LeaseSystem; warming: WarmingSystem; sweeps: LeaseSweepSystem };
+}
+
+/**
+ * A database for the file and, per test, a fresh world: a clock in the year 2000 (a stray SQL
+ * now() would show as a 26-year gap) and lease systems over a pool of up to 40 connections.
+ */
+export function useLeaseWorld(config: LeaseConfig = defaultLeaseConfig): { readonly current: LeaseWorld } {
+  const database = useTestDatabase();
+  let db: DbClient | undefined;
+  beforeAll(() => {
+    db = createDbClient({ connectionString: database.current.url, maxConnections: MAX_CONNECTIONS });
+  });
+  afterAll(async () => {
+    await db?.$disconnect();
+  });
+  return {
+    get current(): LeaseWorld {
+      if (db === undefined) throw new Error("useLeaseWorld: read .current inside a test");
+      const clock = new ManualClock();
+      const systemsOn = (client: DbClientOrTx) => {
+        const resources: LeaseResources = { db: client, clock, config };
+        return {
+          leases: new LeaseSystem(resources),
+          warming: new WarmingSystem(resources),
+          sweeps: new LeaseSweepSystem(resources),
+        };
+      };
+      return { db, url: database.current.url, clock, config, ...systemsOn(db), on: systemsOn };
+    },
+  };
+}
+
+export interface SeededSession {
+  readonly workspaceId: string;
+  readonly sessionId: string;
+  readonly sandboxGroupId: string;
+}
+
+/** A workspace with one agent session (its own sandbox group). */
+export async function seedSession(db: DbClient, backend: "local" | "kubernetes" = "local"): Promise<SeededSession> {
+  const workspace = await db.workspace.create({
+    data: { slug: `ws-${crypto.randomUUID()}`, name: "Workspace" },
+  });
+  const sandboxGroupId = crypto.randomUUID();
+  const session = await db.session.create({
+    data: { workspaceId: workspace.id, sandboxGroupId, backend },
+  });
+  return { workspaceId: workspace.id, sessionId: session.id, sandboxGroupId };
+}
+
+/** A second session sharing the first one's sandbox group (a child session). */
+export async function seedSiblingSession(db: DbClient, of: SeededSession): Promise<string> {
+  const session = await db.session.create({
+    data: { workspaceId: of.workspaceId, sandboxGroupId: of.sandboxGroupId, backend: "local" },
+  });
+  return session.id;
+}
+
+export interface EventRow {
+  readonly transition: string;
+  readonly fromState: string | null;
+  readonly toState: string;
+  readonly epochBefore: number | null;
+  readonly epochAfter: number;
+  readonly reason: string | null;
+  readonly at: Date;
+}
+
+/** A lease's events, oldest first. */
+export async function leaseEvents(db: DbClient, leaseId: string): Promise<EventRow[]> {
+  return db.leaseEvent.findMany({
+    where: { leaseId },
+    orderBy: { id: "asc" },
+    select: { transition: true, fromState: true, toState: true, epochBefore: true, epochAfter: true, reason: true, at: true },
+  });
+}
+
+/**
+ * Runs `work` `count` times at once, each inside its own interactive transaction so it is
+ * pinned to one connection, and reports the backend pids used: proof the concurrency was real.
+ */
+export async function concurrently<T>(
+  db: DbClient,
+  options: { count: number },
+  work: (tx: DbClientOrTx, index: number) => Promise<T>,
+): Promise<{ results: T[]; backendPids: number }> {
+  const pids = new Set<number>();
+  const results = await Promise.all(
+    Array.from({ length: options.count }, (_, index) =>
+      db.$transaction(
+        async (tx) => {
+          const [row] = await tx.$queryRaw<[{ pid: number }]>`SELECT pg_backend_pid() AS pid`;
+          pids.add(row.pid);
+          return work(tx, index);
+        },
+        { maxWait: 30_000, timeout: 30_000 },
+      ),
+    ),
+  );
+  return { results, backendPids: pids.size };
+}
