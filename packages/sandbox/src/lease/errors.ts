@@ -51,7 +51,11 @@ export type DeadHolderReason = "lease_not_found" | "stale_epoch" | "holder_gone"
 
 export type HeartbeatOutcome =
   | { readonly alive: true; readonly lease: LeaseSnapshot }
-  | { readonly alive: false; readonly reason: DeadHolderReason; readonly lease: LeaseSnapshot | null };
+  | {
+      readonly alive: false;
+      readonly reason: DeadHolderReason;
+      readonly lease: LeaseSnapshot | null;
+    };
 
 /** Names of a lost compare-and-swap on the spawner's path; the row was left untouched. */
 export type CasLoss =

@@ -12,7 +12,13 @@ export type {
   LeaseErrorCode,
 } from "./errors.ts";
 export { LeaseSystem } from "./leaseSystem.ts";
-export type { AcquireInput, HeartbeatInput, HolderRef, ReleaseInput, ReleaseOutcome } from "./leaseSystem.ts";
+export type {
+  AcquireInput,
+  HeartbeatInput,
+  HolderRef,
+  ReleaseInput,
+  ReleaseOutcome,
+} from "./leaseSystem.ts";
 export type { LeaseResources } from "./resources.ts";
 export type { LeaseSnapshot } from "./snapshot.ts";
 export { hasLiveBox, isRestoreBlocking } from "./states.ts";

@@ -12,7 +12,9 @@ export const holderIdSchema = z
   .trim()
   .min(1, { error: "must not be empty" })
   .max(200, { error: "must be at most 200 characters" });
-export const holderKindSchema = z.enum(holderKinds, { error: `must be one of ${holderKinds.join(", ")}` });
+export const holderKindSchema = z.enum(holderKinds, {
+  error: `must be one of ${holderKinds.join(", ")}`,
+});
 /** Every TTL and grace Berth accepts: between 1 second and 24 hours. */
 export const ttlMsSchema = z
   .number()
@@ -24,10 +26,15 @@ export const epochSchema = z.number().int().min(0, { error: "must be a non-negat
 export const profileSchema = z.string().min(1).max(512).nullable();
 
 /** Parses `value` or throws `invalid_input` naming every problem, before anything is written. */
-export function parseInput<TSchema extends z.ZodType>(schema: TSchema, value: unknown): z.infer<TSchema> {
+export function parseInput<TSchema extends z.ZodType>(
+  schema: TSchema,
+  value: unknown,
+): z.infer<TSchema> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`);
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.join(".") || "input"}: ${issue.message}`,
+  );
   throw new LeaseError({
     code: "invalid_input",
     message: `Invalid lease input: ${problems.join("; ")}`,

@@ -18,8 +18,13 @@ interface RawTransitionRow {
  * Calls one lease function: one statement, one round trip. The function's name and arguments are
  * a Prisma.Sql fragment, so every value is a bound parameter.
  */
-export async function callLeaseFunction(db: DbClientOrTx, call: Prisma.Sql): Promise<TransitionRow[]> {
-  const rows = await db.$queryRaw<RawTransitionRow[]>(Prisma.sql`SELECT outcome, reason, lease FROM ${call}`);
+export async function callLeaseFunction(
+  db: DbClientOrTx,
+  call: Prisma.Sql,
+): Promise<TransitionRow[]> {
+  const rows = await db.$queryRaw<RawTransitionRow[]>(
+    Prisma.sql`SELECT outcome, reason, lease FROM ${call}`,
+  );
   return rows.map((row) => ({
     outcome: row.outcome,
     reason: row.reason,
@@ -28,7 +33,10 @@ export async function callLeaseFunction(db: DbClientOrTx, call: Prisma.Sql): Pro
 }
 
 /** The single row of a function that answers once. */
-export async function callLeaseFunctionOnce(db: DbClientOrTx, call: Prisma.Sql): Promise<TransitionRow> {
+export async function callLeaseFunctionOnce(
+  db: DbClientOrTx,
+  call: Prisma.Sql,
+): Promise<TransitionRow> {
   const [row] = await callLeaseFunction(db, call);
   if (row === undefined) throw new Error("lease function returned no row");
   return row;

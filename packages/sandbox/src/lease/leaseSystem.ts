@@ -8,7 +8,14 @@ import {
   type FencedReason,
   type HeartbeatOutcome,
 } from "./errors.ts";
-import { epochSchema, holderIdSchema, holderKindSchema, idSchema, parseInput, profileSchema } from "./inputs.ts";
+import {
+  epochSchema,
+  holderIdSchema,
+  holderKindSchema,
+  idSchema,
+  parseInput,
+  profileSchema,
+} from "./inputs.ts";
 import { callLeaseFunctionOnce, Prisma, type TransitionRow } from "./leaseStore.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
 import { parseLeaseRow, type LeaseSnapshot } from "./snapshot.ts";
@@ -112,7 +119,10 @@ export class LeaseSystem {
   }
 
   /** A non-locking read of the group's lease, or null if it has none yet. */
-  async readByGroup(input: { workspaceId: string; sandboxGroupId: string }): Promise<LeaseSnapshot | null> {
+  async readByGroup(input: {
+    workspaceId: string;
+    sandboxGroupId: string;
+  }): Promise<LeaseSnapshot | null> {
     const args = parseInput(z.object({ workspaceId: idSchema, sandboxGroupId: idSchema }), input);
     const rows = await this.#resources.db.$queryRaw<{ lease: unknown }[]>`
       SELECT to_jsonb(l) AS lease FROM sandbox_leases l
@@ -121,7 +131,10 @@ export class LeaseSystem {
   }
 }
 
-function acquireOutcome(row: TransitionRow, args: { kind: AcquirableHolderKind | HolderKind; sessionId: string }): AcquireOutcome {
+function acquireOutcome(
+  row: TransitionRow,
+  args: { kind: AcquirableHolderKind | HolderKind; sessionId: string },
+): AcquireOutcome {
   const outcome = row.outcome as AcquireOutcome["role"] | "error";
   if (outcome === "error" || row.lease === null) throw acquireError(row, args);
   switch (outcome) {

@@ -101,6 +101,7 @@ export function parseLeaseRow(value: unknown): LeaseSnapshot {
     restoreAttempts: row.restore_attempts,
     rotationRequestedAt: row.rotation_requested_at,
     createdAt: row.created_at,
-    archiveComplete: row.archive_status === "available" && row.archive_generation === row.workspace_generation,
+    archiveComplete:
+      row.archive_status === "available" && row.archive_generation === row.workspace_generation,
   };
 }

@@ -31,7 +31,9 @@ export class LeaseSweepSystem {
       Prisma.sql`berth_lease_expire_warming(${now}::timestamptz, ${limit}::int)`,
     );
     return rows.flatMap((row) =>
-      row.lease === null ? [] : [{ to: row.outcome === "cold" ? "cold" : "draining", lease: row.lease }],
+      row.lease === null
+        ? []
+        : [{ to: row.outcome === "cold" ? "cold" : "draining", lease: row.lease }],
     );
   }
 
@@ -39,7 +41,9 @@ export class LeaseSweepSystem {
    * Deletes holders whose owner went silent (viewer and direct after the viewer TTL, turn after
    * the turn horizon); warm leases left without holders start their idle grace.
    */
-  async reapHolders(limit: number = DEFAULT_BATCH): Promise<{ reaped: number; leases: LeaseSnapshot[] }> {
+  async reapHolders(
+    limit: number = DEFAULT_BATCH,
+  ): Promise<{ reaped: number; leases: LeaseSnapshot[] }> {
     const { clock, config, db } = this.#resources;
     const now = await clock.now();
     const rows = await callLeaseFunction(

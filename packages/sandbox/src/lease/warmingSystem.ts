@@ -4,7 +4,11 @@ import { epochSchema, idSchema, parseInput } from "./inputs.ts";
 import { callLeaseFunctionOnce, Prisma, type TransitionRow } from "./leaseStore.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
 
-const fenceSchema = z.object({ workspaceId: idSchema, leaseId: idSchema, expectedEpoch: epochSchema });
+const fenceSchema = z.object({
+  workspaceId: idSchema,
+  leaseId: idSchema,
+  expectedEpoch: epochSchema,
+});
 const nameSchema = z.string().trim().min(1, { error: "must not be empty" }).max(200);
 const actorSchema = nameSchema.default("spawner");
 
@@ -50,7 +54,9 @@ export class WarmingSystem {
    * Persists the allocation id before any backend create. `adopted` means a predecessor at an
    * earlier epoch already chose one: create (or find) the box under that id instead.
    */
-  async recordAllocation(input: RecordAllocationInput): Promise<CasOutcome<"recorded" | "adopted">> {
+  async recordAllocation(
+    input: RecordAllocationInput,
+  ): Promise<CasOutcome<"recorded" | "adopted">> {
     const args = parseInput(allocationSchema, input);
     const now = await this.#resources.clock.now();
     return this.#run(
@@ -133,14 +139,20 @@ export class WarmingSystem {
     );
   }
 
-  async #run<TDone extends string>(call: Prisma.Sql, done: readonly TDone[]): Promise<CasOutcome<TDone>> {
+  async #run<TDone extends string>(
+    call: Prisma.Sql,
+    done: readonly TDone[],
+  ): Promise<CasOutcome<TDone>> {
     const row = await callLeaseFunctionOnce(this.#resources.db, call);
     return casOutcome(row, done);
   }
 }
 
 /** Maps a function's row to a CAS outcome: one of `done`, or a named loss. */
-export function casOutcome<TDone extends string>(row: TransitionRow, done: readonly TDone[]): CasOutcome<TDone> {
+export function casOutcome<TDone extends string>(
+  row: TransitionRow,
+  done: readonly TDone[],
+): CasOutcome<TDone> {
   const outcome = done.find((name) => name === row.outcome);
   if (outcome !== undefined && row.lease !== null) return { outcome, lease: row.lease };
   return { outcome: "lost", reason: (row.reason ?? "stale_epoch") as CasLoss, lease: row.lease };

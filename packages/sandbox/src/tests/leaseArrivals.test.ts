@@ -3,7 +3,13 @@ import { describe, expect, it } from "vitest";
 import { LeaseError } from "../lease/errors.ts";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
-import { concurrently, leaseEvents, seedSession, seedSiblingSession, useLeaseWorld } from "./leaseFixture.ts";
+import {
+  concurrently,
+  leaseEvents,
+  seedSession,
+  seedSiblingSession,
+  useLeaseWorld,
+} from "./leaseFixture.ts";
 
 const world = useLeaseWorld();
 const SECOND = 1_000;
@@ -29,10 +35,18 @@ describe("acquire, heartbeat, touch, release (spec/lease.md §4, §13)", () => {
     expect(results.filter((r) => r.role === "spawner")).toHaveLength(1);
     expect(results.filter((r) => r.role === "attached")).toHaveLength(49);
     const lease = await world.current.leases.readByGroup(s);
-    expect(lease).toMatchObject({ liveness: "warming", epoch: 0, holderCount: 50, viewerHolders: 50 });
+    expect(lease).toMatchObject({
+      liveness: "warming",
+      epoch: 0,
+      holderCount: 50,
+      viewerHolders: 50,
+    });
     expect(await db.leaseHolder.count({ where: { leaseId: lease?.id } })).toBe(50);
     // Exactly two accepted changes: the row was created, and it went cold -> warming once.
-    expect((await leaseEvents(db, lease?.id ?? "")).map((e) => e.transition)).toEqual(["created", "spawn"]);
+    expect((await leaseEvents(db, lease?.id ?? "")).map((e) => e.transition)).toEqual([
+      "created",
+      "spawn",
+    ]);
   });
 
   it("scenario 4: with SKIP LOCKED an arrival would miss the locked row; the blocking lock sees it", async () => {
@@ -91,19 +105,29 @@ describe("acquire, heartbeat, touch, release (spec/lease.md §4, §13)", () => {
     const commit = await warming.commitWarm({ ...fence, instanceId: "box-1" });
     expect(commit).toMatchObject({ outcome: "committed", lease: { epoch: 1, liveness: "warm" } });
     clock.advance(5 * SECOND);
-    const holder = { workspaceId: s.workspaceId, leaseId: spawn.lease.id, kind: "turn", holderId: "turn-attempt:t" } as const;
-    const heldBefore = await db.leaseHolder.findFirstOrThrow({ where: { leaseId: spawn.lease.id } });
+    const holder = {
+      workspaceId: s.workspaceId,
+      leaseId: spawn.lease.id,
+      kind: "turn",
+      holderId: "turn-attempt:t",
+    } as const;
+    const heldBefore = await db.leaseHolder.findFirstOrThrow({
+      where: { leaseId: spawn.lease.id },
+    });
 
     const stale = await leases.heartbeat({ ...holder, expectedEpoch: 0 });
     expect(stale).toMatchObject({ alive: false, reason: "stale_epoch" });
     expect((await leases.readByGroup(s))?.expiresAt).toEqual(commit.lease?.expiresAt);
-    expect((await db.leaseHolder.findFirstOrThrow({ where: { leaseId: spawn.lease.id } })).lastHeartbeatAt).toEqual(
-      heldBefore.lastHeartbeatAt,
-    );
+    expect(
+      (await db.leaseHolder.findFirstOrThrow({ where: { leaseId: spawn.lease.id } }))
+        .lastHeartbeatAt,
+    ).toEqual(heldBefore.lastHeartbeatAt);
 
     const current = await leases.heartbeat({ ...holder, expectedEpoch: 1 });
     expect(current.alive).toBe(true);
-    expect(current.lease?.expiresAt).toEqual(new Date((await clock.now()).getTime() + config.leaseTtlMs));
+    expect(current.lease?.expiresAt).toEqual(
+      new Date((await clock.now()).getTime() + config.leaseTtlMs),
+    );
   });
 
   it("attaches a sibling session of the same group to the same lease", async () => {
@@ -130,7 +154,10 @@ describe("acquire, heartbeat, touch, release (spec/lease.md §4, §13)", () => {
     expect(first).toMatchObject({ released: true, lease: { liveness: "warm", holderCount: 1 } });
     const last = await leases.release({ ...ref, kind: "viewer", holderId: "v" });
     const now = await clock.now();
-    expect(last).toMatchObject({ released: true, lease: { liveness: "draining", holderCount: 0, epoch: 1 } });
+    expect(last).toMatchObject({
+      released: true,
+      lease: { liveness: "draining", holderCount: 0, epoch: 1 },
+    });
     expect(last.lease?.expiresAt).toEqual(new Date(now.getTime() + config.idleGraceMs));
 
     const again = await leases.release({ ...ref, kind: "viewer", holderId: "v" });
@@ -141,7 +168,12 @@ describe("acquire, heartbeat, touch, release (spec/lease.md §4, §13)", () => {
     const { db, leases } = world.current;
     const s = await seedSession(db);
     const spawn = await leases.acquire({ ...s, kind: "direct", holderId: "direct:only" });
-    const out = await leases.release({ workspaceId: s.workspaceId, leaseId: spawn.lease.id, kind: "direct", holderId: "direct:only" });
+    const out = await leases.release({
+      workspaceId: s.workspaceId,
+      leaseId: spawn.lease.id,
+      kind: "direct",
+      holderId: "direct:only",
+    });
     expect(out.lease).toMatchObject({ liveness: "warming", holderCount: 0 });
   });
 
@@ -150,7 +182,12 @@ describe("acquire, heartbeat, touch, release (spec/lease.md §4, §13)", () => {
     const s = await seedSession(db);
     const spawn = await leases.acquire({ ...s, kind: "turn", holderId: "turn-attempt:w" });
     clock.advance(7 * SECOND);
-    const ref = { workspaceId: s.workspaceId, leaseId: spawn.lease.id, kind: "turn", holderId: "turn-attempt:w" } as const;
+    const ref = {
+      workspaceId: s.workspaceId,
+      leaseId: spawn.lease.id,
+      kind: "turn",
+      holderId: "turn-attempt:w",
+    } as const;
     expect(await leases.touch(ref)).toBe(true);
     const holder = await db.leaseHolder.findFirstOrThrow({ where: { leaseId: spawn.lease.id } });
     expect(holder.lastHeartbeatAt).toEqual(await clock.now());
@@ -162,14 +199,22 @@ describe("execution profiles", () => {
   it("refuses another profile while others hold the lease, writing nothing", async () => {
     const { db, leases } = world.current;
     const s = await seedSession(db);
-    const spawn = await leases.acquire({ ...s, kind: "viewer", holderId: "v1", profile: "image:a" });
+    const spawn = await leases.acquire({
+      ...s,
+      kind: "viewer",
+      holderId: "v1",
+      profile: "image:a",
+    });
     const before = await leases.readByGroup(s);
     const eventsBefore = await leaseEvents(db, spawn.lease.id);
 
     const refusal = leases.acquire({ ...s, kind: "viewer", holderId: "v2", profile: "image:b" });
 
     await expect(refusal).rejects.toBeInstanceOf(LeaseError);
-    await expect(refusal).rejects.toMatchObject({ code: "profile_conflict", details: { running: "image:a" } });
+    await expect(refusal).rejects.toMatchObject({
+      code: "profile_conflict",
+      details: { running: "image:a" },
+    });
     expect(await leases.readByGroup(s)).toEqual(before);
     expect(await leaseEvents(db, spawn.lease.id)).toEqual(eventsBefore);
     expect(await db.leaseHolder.count({ where: { leaseId: spawn.lease.id } })).toBe(1);
@@ -179,22 +224,36 @@ describe("execution profiles", () => {
     const { db, leases } = world.current;
     const s = await seedSession(db);
     await leases.acquire({ ...s, kind: "viewer", holderId: "v1", profile: "image:a" });
-    expect((await leases.acquire({ ...s, kind: "viewer", holderId: "v2", profile: null })).role).toBe("attached");
+    expect(
+      (await leases.acquire({ ...s, kind: "viewer", holderId: "v2", profile: null })).role,
+    ).toBe("attached");
     const t = await seedSession(db);
     await leases.acquire({ ...t, kind: "viewer", holderId: "v1" });
-    expect((await leases.acquire({ ...t, kind: "viewer", holderId: "v2", profile: "image:b" })).role).toBe("attached");
+    expect(
+      (await leases.acquire({ ...t, kind: "viewer", holderId: "v2", profile: "image:b" })).role,
+    ).toBe("attached");
   });
 
   it("with no other holder, fences the caller with rotation_in_progress and makes the box drainable", async () => {
     const { db, leases, warming, clock } = world.current;
     const s = await seedSession(db);
-    const spawn = await leases.acquire({ ...s, kind: "viewer", holderId: "v1", profile: "image:a" });
+    const spawn = await leases.acquire({
+      ...s,
+      kind: "viewer",
+      holderId: "v1",
+      profile: "image:a",
+    });
     const fence = { workspaceId: s.workspaceId, leaseId: spawn.lease.id, expectedEpoch: 0 };
     await warming.recordAllocation({ ...fence, allocationId: "a" });
     await warming.recordCreated({ ...fence, allocationId: "a", instanceId: "box-a" });
     await warming.commitWarm({ ...fence, instanceId: "box-a" });
 
-    const rotation = await leases.acquire({ ...s, kind: "viewer", holderId: "v1", profile: "image:b" });
+    const rotation = await leases.acquire({
+      ...s,
+      kind: "viewer",
+      holderId: "v1",
+      profile: "image:b",
+    });
 
     expect(rotation).toMatchObject({
       role: "fenced",
@@ -216,7 +275,10 @@ describe("bad input", () => {
     const { db, leases } = world.current;
     const s = await seedSession(db);
     const refusal = leases.acquire({ ...s, kind: "viewer", holderId: "v", ...change } as never);
-    await expect(refusal).rejects.toMatchObject({ code: "invalid_input", message: expect.stringMatching(message) as unknown });
+    await expect(refusal).rejects.toMatchObject({
+      code: "invalid_input",
+      message: expect.stringMatching(message) as unknown,
+    });
     expect(await db.sandboxLease.count({ where: { workspaceId: s.workspaceId } })).toBe(0);
   });
 
@@ -224,17 +286,39 @@ describe("bad input", () => {
     const { db, leases } = world.current;
     const mine = await seedSession(db);
     const theirs = await seedSession(db);
-    const refusal = leases.acquire({ workspaceId: mine.workspaceId, sessionId: theirs.sessionId, kind: "viewer", holderId: "v" });
+    const refusal = leases.acquire({
+      workspaceId: mine.workspaceId,
+      sessionId: theirs.sessionId,
+      kind: "viewer",
+      holderId: "v",
+    });
     await expect(refusal).rejects.toMatchObject({ code: "session_not_found" });
-    expect(await db.sandboxLease.count({ where: { workspaceId: { in: [mine.workspaceId, theirs.workspaceId] } } })).toBe(0);
+    expect(
+      await db.sandboxLease.count({
+        where: { workspaceId: { in: [mine.workspaceId, theirs.workspaceId] } },
+      }),
+    ).toBe(0);
   });
 
-  it.each([500, 25 * 60 * 60 * 1000])("refuses a TTL of %i ms (outside 1 s–24 h) when the system is built", (ttl) => {
-    const { db } = world.current;
-    expect(
-      () => new LeaseSystem({ db, clock: new ManualClock(), config: { leaseTtlMs: ttl, warmingTimeoutMs: 600_000, idleGraceMs: 900_000, viewerTtlMs: 90_000 } }),
-    ).toThrow(/leaseTtlMs: must be (at least 1 s|at most 24 h)/);
-  });
+  it.each([500, 25 * 60 * 60 * 1000])(
+    "refuses a TTL of %i ms (outside 1 s–24 h) when the system is built",
+    (ttl) => {
+      const { db } = world.current;
+      expect(
+        () =>
+          new LeaseSystem({
+            db,
+            clock: new ManualClock(),
+            config: {
+              leaseTtlMs: ttl,
+              warmingTimeoutMs: 600_000,
+              idleGraceMs: 900_000,
+              viewerTtlMs: 90_000,
+            },
+          }),
+      ).toThrow(/leaseTtlMs: must be (at least 1 s|at most 24 h)/);
+    },
+  );
 });
 
 describe("the event log", () => {
@@ -255,7 +339,9 @@ describe("the event log", () => {
     await leases.acquire({ ...s, kind: "direct", holderId: "direct:x" });
 
     const events = await leaseEvents(db, spawn.lease.id);
-    expect(events.map((e) => [e.transition, e.fromState, e.toState, e.epochBefore, e.epochAfter])).toEqual([
+    expect(
+      events.map((e) => [e.transition, e.fromState, e.toState, e.epochBefore, e.epochAfter]),
+    ).toEqual([
       ["created", null, "cold", null, 0],
       ["spawn", "cold", "warming", 0, 0],
       ["commit_warm", "warming", "warm", 0, 1],

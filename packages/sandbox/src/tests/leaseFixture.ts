@@ -21,18 +21,27 @@ export interface LeaseWorld {
   readonly warming: WarmingSystem;
   readonly sweeps: LeaseSweepSystem;
   /** The same systems over another client or transaction (to pin a connection). */
-  readonly on: (db: DbClientOrTx) => { leases: LeaseSystem; warming: WarmingSystem; sweeps: LeaseSweepSystem };
+  readonly on: (db: DbClientOrTx) => {
+    leases: LeaseSystem;
+    warming: WarmingSystem;
+    sweeps: LeaseSweepSystem;
+  };
 }
 
 /**
  * A database for the file and, per test, a fresh world: a clock in the year 2000 (a stray SQL
  * now() would show as a 26-year gap) and lease systems over a pool of up to 40 connections.
  */
-export function useLeaseWorld(config: LeaseConfig = defaultLeaseConfig): { readonly current: LeaseWorld } {
+export function useLeaseWorld(config: LeaseConfig = defaultLeaseConfig): {
+  readonly current: LeaseWorld;
+} {
   const database = useTestDatabase();
   let db: DbClient | undefined;
   beforeAll(() => {
-    db = createDbClient({ connectionString: database.current.url, maxConnections: MAX_CONNECTIONS });
+    db = createDbClient({
+      connectionString: database.current.url,
+      maxConnections: MAX_CONNECTIONS,
+    });
   });
   afterAll(async () => {
     await db?.$disconnect();
@@ -61,7 +70,10 @@ export interface SeededSession {
 }
 
 /** A workspace with one agent session (its own sandbox group). */
-export async function seedSession(db: DbClient, backend: "local" | "kubernetes" = "local"): Promise<SeededSession> {
+export async function seedSession(
+  db: DbClient,
+  backend: "local" | "kubernetes" = "local",
+): Promise<SeededSession> {
   const workspace = await db.workspace.create({
     data: { slug: `ws-${crypto.randomUUID()}`, name: "Workspace" },
   });
@@ -95,7 +107,15 @@ export async function leaseEvents(db: DbClient, leaseId: string): Promise<EventR
   return db.leaseEvent.findMany({
     where: { leaseId },
     orderBy: { id: "asc" },
-    select: { transition: true, fromState: true, toState: true, epochBefore: true, epochAfter: true, reason: true, at: true },
+    select: {
+      transition: true,
+      fromState: true,
+      toState: true,
+      epochBefore: true,
+      epochAfter: true,
+      reason: true,
+      at: true,
+    },
   });
 }
 
