@@ -1,0 +1,81 @@
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+const cli = join(import.meta.dirname, "cli.ts");
+const fixtures = join(import.meta.dirname, "fixtures");
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function bench(args: readonly string[]) {
+  const results = await mkdtemp(join(tmpdir(), "berth-bench-"));
+  dirs.push(results);
+  const run = spawnSync(
+    process.execPath,
+    ["--import", "tsx", cli, ...args, `--results=${results}`],
+    {
+      encoding: "utf8",
+      timeout: 110_000,
+    },
+  );
+  return { ...run, results, lastLine: run.stdout.trim().split("\n").at(-1) ?? "" };
+}
+
+describe("pnpm bench", () => {
+  it("reports a missed goal, ends with the RESULT line, writes the JSON, and exits 0", async () => {
+    const run = await bench(["missed", `--root=${fixtures}`]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("GOAL MISSED: ratio<=1.5");
+    expect(run.lastLine).toBe("RESULT missed ratio=2.5 goal=ratio<=1.5 ops=1234.568");
+    const written = JSON.parse(await readFile(join(run.results, "missed.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(written).toMatchObject({
+      name: "missed",
+      ratio: 2.5,
+      goalMet: false,
+      machine: { cpus: expect.any(Number) as unknown },
+    });
+    expect(written.commit).toMatch(/^([0-9a-f]{40}|unknown)$/);
+  });
+
+  it("exits non-zero and prints no RESULT when a benchmark fails to measure", async () => {
+    const run = await bench(["broken", `--root=${fixtures}`]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("failed to measure");
+    expect(run.stdout).not.toContain("RESULT");
+  });
+
+  it("refuses an unknown benchmark name, listing the known ones", async () => {
+    const run = await bench(["nope", `--root=${fixtures}`]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("known: broken, missed");
+  });
+
+  it("runs the lease benchmark in its short mode: one spawner per herd, and a parseable RESULT", async () => {
+    const run = await bench(["lease", "--short"]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.lastLine).toMatch(
+      /^RESULT lease ratio=\d+(\.\d+)? goal=ratio<=1\.5,attach_ops>=1000 /,
+    );
+    const figures: Record<string, string> = Object.fromEntries(
+      run.lastLine
+        .split(" ")
+        .slice(2)
+        .map((pair): [string, string] => {
+          const [key = "", value = ""] = pair.split("=");
+          return [key, value];
+        }),
+    );
+    expect(Number(figures.attach_ops)).toBeGreaterThan(0);
+    expect(Number(figures.baseline_ops)).toBeGreaterThan(0);
+    expect(figures.herd_spawners).toBe("1");
+  });
+});
