@@ -45,18 +45,17 @@ CREATE UNIQUE INDEX "sandbox_leases_workspace_id_sandbox_group_id_key" ON "sandb
 CREATE INDEX "sandbox_leases_reaper_idx" ON "sandbox_leases"("expires_at") WHERE "liveness" IN ('warming', 'warm', 'draining');
 
 CREATE TABLE "lease_holders" (
-    "id" UUID NOT NULL DEFAULT gen_random_uuid(),
     "lease_id" UUID NOT NULL,
     "kind" TEXT NOT NULL,
     "holder_id" TEXT NOT NULL,
     "subject_id" UUID NOT NULL,
     "last_heartbeat_at" TIMESTAMPTZ(3) NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL,
-    CONSTRAINT "lease_holders_pkey" PRIMARY KEY ("id"),
+    -- One row per (lease, kind, holder): makes acquire idempotent. No other index, so a
+    -- heartbeat (which changes only last_heartbeat_at) is a HOT update.
+    CONSTRAINT "lease_holders_pkey" PRIMARY KEY ("lease_id", "kind", "holder_id"),
     CONSTRAINT "lease_holders_kind_check" CHECK ("kind" IN ('turn', 'viewer', 'direct', 'process'))
 );
-CREATE UNIQUE INDEX "lease_holders_lease_id_kind_holder_id_key" ON "lease_holders"("lease_id", "kind", "holder_id");
-CREATE INDEX "lease_holders_kind_last_heartbeat_at_idx" ON "lease_holders"("kind", "last_heartbeat_at");
 
 CREATE TABLE "lease_events" (
     "id" BIGSERIAL NOT NULL,
@@ -107,7 +106,10 @@ LANGUAGE sql IMMUTABLE AS $$ SELECT p_ms * interval '1 millisecond' $$;
 
 -- I4: holder counts are caches, recomputed from holder rows on every change; never decremented blind.
 CREATE FUNCTION berth_lease_recount(p_lease_id uuid) RETURNS sandbox_leases
-LANGUAGE sql AS $$
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_lease sandbox_leases;
+BEGIN
   UPDATE sandbox_leases l
      SET holder_count = c.total, turn_holders = c.turns, viewer_holders = c.viewers
     FROM (SELECT count(*)::int AS total,
@@ -115,20 +117,47 @@ LANGUAGE sql AS $$
                  count(*) FILTER (WHERE kind = 'viewer')::int AS viewers
             FROM lease_holders WHERE lease_id = p_lease_id) c
    WHERE l.id = p_lease_id
-  RETURNING l.*
-$$;
+  RETURNING l.* INTO v_lease;
+  RETURN v_lease;
+END $$;
 
 -- Idempotent holder registration: a repeat refreshes the heartbeat and nothing else.
+-- Answers whether a row was inserted (xmax = 0 only for a fresh insert), so the caller adjusts
+-- the counts by exactly what changed.
 CREATE FUNCTION berth_lease_upsert_holder(p_lease_id uuid, p_kind text, p_holder_id text, p_subject_id uuid, p_now timestamptz)
-RETURNS void LANGUAGE sql AS $$
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  v_inserted boolean;
+BEGIN
   INSERT INTO lease_holders (lease_id, kind, holder_id, subject_id, last_heartbeat_at, created_at)
   VALUES (p_lease_id, p_kind, p_holder_id, p_subject_id, p_now, p_now)
   ON CONFLICT (lease_id, kind, holder_id) DO UPDATE SET last_heartbeat_at = EXCLUDED.last_heartbeat_at
-$$;
+  RETURNING (xmax = 0) INTO v_inserted;
+  RETURN v_inserted;
+END $$;
+
+-- The counts after one holder row of p_kind was inserted (+1) or deleted (-1), in the same
+-- transaction and under the lease row lock: the counts move only with a row that moved, so they
+-- always equal the rows (I4) without re-counting rows that churn on the hot path. Sweeps and
+-- bulk changes use berth_lease_recount instead.
+CREATE FUNCTION berth_lease_count_delta(p_lease_id uuid, p_kind text, p_delta integer) RETURNS sandbox_leases
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_lease sandbox_leases;
+BEGIN
+  UPDATE sandbox_leases
+     SET holder_count = holder_count + p_delta,
+         turn_holders = turn_holders + CASE WHEN p_kind = 'turn' THEN p_delta ELSE 0 END,
+         viewer_holders = viewer_holders + CASE WHEN p_kind = 'viewer' THEN p_delta ELSE 0 END
+   WHERE id = p_lease_id
+  RETURNING * INTO v_lease;
+  RETURN v_lease;
+END $$;
 
 -- One event per accepted change of liveness, epoch, recovery status, selected revision or archive.
 CREATE FUNCTION berth_lease_log(p_before sandbox_leases, p_after sandbox_leases, p_transition text, p_actor text, p_reason text, p_now timestamptz)
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO lease_events (lease_id, workspace_id, transition, from_state, to_state, epoch_before, epoch_after, actor, reason, details, at)
   VALUES (p_after.id, p_after.workspace_id, p_transition, p_before.liveness, p_after.liveness,
           p_before.epoch, p_after.epoch, p_actor, p_reason,
@@ -137,8 +166,8 @@ RETURNS void LANGUAGE sql AS $$
             'providerStatus', CASE WHEN p_before.provider_status IS DISTINCT FROM p_after.provider_status THEN p_after.provider_status END,
             'selectedRevision', CASE WHEN p_before.selected_revision IS DISTINCT FROM p_after.selected_revision THEN p_after.selected_revision END,
             'instanceId', CASE WHEN p_before.instance_id IS DISTINCT FROM p_after.instance_id THEN p_after.instance_id END)),
-          p_now)
-$$;
+          p_now);
+END $$;
 
 -- ---------------------------------------------------------------------------------------------
 -- Acquire (spec §4.3): one arrival, one transaction. The group comes from the session row, so a
@@ -162,16 +191,21 @@ BEGIN
     RETURN QUERY SELECT 'error', 'session_not_found', NULL::jsonb; RETURN;
   END IF;
 
-  INSERT INTO sandbox_leases (workspace_id, sandbox_group_id, backend, execution_profile, expires_at)
-  VALUES (p_workspace_id, v_session.sandbox_group_id, v_session.backend, p_profile, p_now + berth_ms(p_lease_ttl_ms))
-  ON CONFLICT (workspace_id, sandbox_group_id) DO NOTHING
-  RETURNING * INTO v_lease;
-  IF FOUND THEN
-    PERFORM berth_lease_log(NULL, v_lease, 'created', v_actor, NULL, p_now);
-  END IF;
   -- Blocking FOR UPDATE, never SKIP LOCKED: every arrival must see the row (spec §13 scenario 4).
+  -- The common case finds the row; only the first arrival of a group inserts it.
   SELECT * INTO v_lease FROM sandbox_leases
    WHERE workspace_id = p_workspace_id AND sandbox_group_id = v_session.sandbox_group_id FOR UPDATE;
+  IF NOT FOUND THEN
+    INSERT INTO sandbox_leases (workspace_id, sandbox_group_id, backend, execution_profile, expires_at)
+    VALUES (p_workspace_id, v_session.sandbox_group_id, v_session.backend, p_profile, p_now + berth_ms(p_lease_ttl_ms))
+    ON CONFLICT (workspace_id, sandbox_group_id) DO NOTHING
+    RETURNING * INTO v_lease;
+    IF FOUND THEN
+      PERFORM berth_lease_log(NULL, v_lease, 'created', v_actor, NULL, p_now);
+    END IF;
+    SELECT * INTO v_lease FROM sandbox_leases
+     WHERE workspace_id = p_workspace_id AND sandbox_group_id = v_session.sandbox_group_id FOR UPDATE;
+  END IF;
   v_before := v_lease;
 
   -- A drain past its grace, or a rotation, belongs to the reaper now: the caller retries later.
@@ -199,8 +233,9 @@ BEGIN
   CASE v_lease.liveness
   WHEN 'draining' THEN
     -- T12: an arrival within the idle grace re-arms the same box; epoch unchanged.
-    PERFORM berth_lease_upsert_holder(v_lease.id, p_kind, p_holder_id, p_session_id, p_now);
-    PERFORM berth_lease_recount(v_lease.id);
+    IF berth_lease_upsert_holder(v_lease.id, p_kind, p_holder_id, p_session_id, p_now) THEN
+      PERFORM berth_lease_count_delta(v_lease.id, p_kind, 1);
+    END IF;
     UPDATE sandbox_leases SET liveness = 'warm', expires_at = p_now + berth_ms(p_lease_ttl_ms)
      WHERE id = v_lease.id RETURNING * INTO v_lease;
     PERFORM berth_lease_log(v_before, v_lease, 'rearm', v_actor, NULL, p_now);
@@ -215,8 +250,9 @@ BEGIN
       RETURN;
     END IF;
     -- T2: this arrival won cold -> warming and alone may create a box for this epoch.
-    PERFORM berth_lease_upsert_holder(v_lease.id, p_kind, p_holder_id, p_session_id, p_now);
-    PERFORM berth_lease_recount(v_lease.id);
+    IF berth_lease_upsert_holder(v_lease.id, p_kind, p_holder_id, p_session_id, p_now) THEN
+      PERFORM berth_lease_count_delta(v_lease.id, p_kind, 1);
+    END IF;
     UPDATE sandbox_leases
        SET liveness = 'warming', execution_profile = coalesce(p_profile, execution_profile),
            provider_status = 'creating', expires_at = p_now + berth_ms(p_warming_ttl_ms)
@@ -229,12 +265,11 @@ BEGIN
        AND p_expected_epoch <> v_lease.epoch THEN
       RETURN QUERY SELECT 'fenced', 'superseded', to_jsonb(v_lease); RETURN;
     END IF;
-    PERFORM berth_lease_upsert_holder(v_lease.id, p_kind, p_holder_id, p_session_id, p_now);
-    v_lease := berth_lease_recount(v_lease.id);
-    -- Attaching to a warming lease never moves the spawner's deadline (neither shrinks nor extends it).
-    IF v_lease.liveness = 'warm' THEN
-      UPDATE sandbox_leases SET expires_at = p_now + berth_ms(p_lease_ttl_ms)
-       WHERE id = v_lease.id RETURNING * INTO v_lease;
+    -- Attach writes the holder and the counts only. It never moves a warming lease's deadline
+    -- (the spawner's budget neither shrinks nor grows), and a warm lease is never expired by
+    -- time, so its expires_at is left alone too: the count update stays a HOT update.
+    IF berth_lease_upsert_holder(v_lease.id, p_kind, p_holder_id, p_session_id, p_now) THEN
+      v_lease := berth_lease_count_delta(v_lease.id, p_kind, 1);
     END IF;
     RETURN QUERY SELECT 'attached', NULL::text, to_jsonb(v_lease);
   END CASE;
@@ -308,7 +343,10 @@ BEGIN
   IF NOT FOUND THEN RETURN QUERY SELECT 'released', 'lease_not_found', NULL::jsonb; RETURN; END IF;
   DELETE FROM lease_holders WHERE lease_id = p_lease_id AND kind = p_kind AND holder_id = p_holder_id;
   v_deleted := FOUND;
-  v_lease := berth_lease_recount(p_lease_id);
+  v_lease := v_before;
+  IF v_deleted THEN
+    v_lease := berth_lease_count_delta(p_lease_id, p_kind, -1);
+  END IF;
   IF v_lease.liveness = 'warm' AND v_lease.holder_count = 0 THEN
     UPDATE sandbox_leases SET liveness = 'draining', expires_at = p_now + berth_ms(p_idle_grace_ms)
      WHERE id = p_lease_id RETURNING * INTO v_lease;
