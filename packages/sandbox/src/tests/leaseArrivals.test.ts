@@ -195,6 +195,36 @@ describe("acquire, heartbeat, touch, release (spec/lease.md §4, §13)", () => {
   });
 });
 
+describe("holder counts", () => {
+  it("equal the holder rows after 40 concurrent acquires, repeats and releases", async () => {
+    const { db, leases, on } = world.current;
+    const s = await seedSession(db);
+    const { lease } = await leases.acquire({ ...s, kind: "turn", holderId: "turn-attempt:keeper" });
+    const kinds = ["viewer", "direct", "turn"] as const;
+
+    const { backendPids } = await concurrently(db, { count: 40 }, async (tx, i) => {
+      const system = on(tx).leases;
+      const kind = kinds[i % 3] ?? "viewer";
+      const holderId = `h-${String(i % 20)}`; // every holder arrives twice
+      if (i % 4 === 3) {
+        await system.release({ workspaceId: s.workspaceId, leaseId: lease.id, kind, holderId });
+      } else {
+        await system.acquire({ ...s, kind, holderId });
+      }
+    });
+
+    expect(backendPids).toBeGreaterThanOrEqual(10);
+    const rows = await db.leaseHolder.groupBy({ by: ["kind"], where: { leaseId: lease.id }, _count: true });
+    const count = (kind: string) => rows.find((row) => row.kind === kind)?._count ?? 0;
+    const after = await leases.readByGroup(s);
+    expect(after).toMatchObject({
+      holderCount: rows.reduce((sum, row) => sum + row._count, 0),
+      turnHolders: count("turn"),
+      viewerHolders: count("viewer"),
+    });
+  });
+});
+
 describe("execution profiles", () => {
   it("refuses another profile while others hold the lease, writing nothing", async () => {
     const { db, leases } = world.current;
