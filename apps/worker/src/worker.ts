@@ -1,9 +1,13 @@
 import type { DbClient } from "@berth/db";
+import type { ReaperSystem } from "@berth/sandbox";
 import type { Logger } from "pino";
+import { startReaperLoop } from "./reaperLoop.ts";
 
 export interface WorkerOptions {
   readonly db: DbClient;
   readonly logger: Logger;
+  readonly reaper: ReaperSystem;
+  readonly reaperPeriodMs: number;
   /** When set, the worker stops once this process is gone (it was orphaned). */
   readonly launcherPid?: number | undefined;
 }
@@ -11,11 +15,16 @@ export interface WorkerOptions {
 /** How often an orphaned worker notices its launcher is gone. */
 const LAUNCHER_CHECK_MS = 1_000;
 
-/** Connects, reports, then waits for a stop signal. Resolves once it has stopped. */
+/** Connects, reports, runs the reaper until a stop signal, then stops it. */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { db, logger } = options;
   const [{ version }] = await db.$queryRaw<[{ version: string }]>`SELECT version() AS version`;
-  logger.info({ database: version }, "worker started");
+  logger.info({ database: version, reaperPeriodMs: options.reaperPeriodMs }, "worker started");
+  const loop = startReaperLoop({
+    reaper: options.reaper,
+    periodMs: options.reaperPeriodMs,
+    logger,
+  });
 
   // Signal listeners do not keep Node's event loop alive; this timer does, until we stop.
   let timer: NodeJS.Timeout | undefined;
@@ -29,6 +38,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
   clearInterval(timer);
   logger.info({ reason }, "worker stopping");
+  await loop.stop();
 }
 
 function isAlive(pid: number): boolean {

@@ -64,6 +64,7 @@ describe("the worker process", () => {
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     const lines = jsonLines(worker.output.stdout);
     expect(lines.map((line) => line.msg)).toEqual(["worker started", "worker stopping"]);
+    expect(lines[0]).toMatchObject({ reaperPeriodMs: 30_000 });
     expect(lines[0]).toMatchObject({ level: 30, service: "worker" });
     expect(String(lines[0]?.database)).toMatch(/^PostgreSQL/);
     expect(lines[1]).toMatchObject({ reason: "SIGTERM" });
@@ -82,5 +83,50 @@ describe("the worker process", () => {
       msg: "worker stopping",
       reason: "launcher gone",
     });
+  });
+
+  it("sweeps leases with its reaper: a warming lease past its deadline goes cold at epoch+1", async () => {
+    const db = database.current.prisma;
+    const workspace = await db.workspace.create({
+      data: { slug: `w-${crypto.randomUUID()}`, name: "W" },
+    });
+    const lease = await db.sandboxLease.create({
+      data: {
+        workspaceId: workspace.id,
+        sandboxGroupId: crypto.randomUUID(),
+        backend: "local",
+        liveness: "warming",
+        expiresAt: new Date(Date.now() - 60_000),
+      },
+    });
+    const worker = startWorker({
+      DATABASE_URL: database.current.url,
+      BERTH_REAPER_PERIOD_MS: "1000",
+    });
+    try {
+      await waitFor(() => worker.output.stdout.includes('"msg":"reaper sweep"'), "a reaper sweep");
+      expect(await db.sandboxLease.findUniqueOrThrow({ where: { id: lease.id } })).toMatchObject({
+        liveness: "cold",
+        epoch: 1,
+      });
+      expect(
+        jsonLines(worker.output.stdout).find((line) => line.msg === "reaper sweep"),
+      ).toMatchObject({ expiredWarming: 1 });
+    } finally {
+      worker.child.kill("SIGTERM");
+      await worker.exited;
+    }
+  });
+
+  it("refuses a reaper period not shorter than the viewer TTL, in the same one message", async () => {
+    const worker = startWorker({
+      DATABASE_URL: database.current.url,
+      BERTH_REAPER_PERIOD_MS: "120000",
+    });
+    const [code] = await worker.exited;
+    expect(code).toBe(1);
+    expect(worker.output.stderr).toContain(
+      "BERTH_REAPER_PERIOD_MS: must be shorter than BERTH_VIEWER_TTL_MS (90000 ms)",
+    );
   });
 });

@@ -50,6 +50,19 @@ function insertWith(table: CheckedTable, column: string): string {
       return `WITH ${newWorkspace}, ${newLease}
     INSERT INTO lease_holders (lease_id, kind, holder_id, subject_id, last_heartbeat_at, created_at)
     SELECT l.id, $1, gen_random_uuid()::text, gen_random_uuid(), now(), now() FROM l`;
+    case "workspace_archives":
+      return `WITH ${newWorkspace}, ${newLease}
+    INSERT INTO workspace_archives (workspace_id, lease_id, revision, generation, size_bytes, file_count, storage_key, sha256, status, created_at)
+    SELECT w.id, l.id, gen_random_uuid()::text, 0, 1, 1, 'k', 's', $1, now() FROM w, l`;
+    case "rematerializations":
+      return `WITH ${newWorkspace}, ${newLease}
+    INSERT INTO rematerializations (id, workspace_id, lease_id, epoch, selected_revision, status, started_at)
+    SELECT gen_random_uuid(), w.id, l.id, 0, 'r', $1, now() FROM w, l`;
+    case "mutation_admissions":
+      return `WITH ${newWorkspace}, ${newLease}
+    INSERT INTO mutation_admissions (workspace_id, lease_id, session_id, generation, epoch, instance_id, holder_kind,
+                                     holder_id, route_epoch, operation, outcome, admitted_at, settled_at)
+    SELECT w.id, l.id, gen_random_uuid(), 1, 0, 'i', 'direct', 'd', 0, 'write', $1, now(), now() FROM w, l`;
     case "audit_events":
       return `WITH ${newWorkspace}
     INSERT INTO audit_events (workspace_id, actor_kind, actor_id, action, target_kind, target_id, at)
@@ -143,7 +156,9 @@ describe("enums.ts against the migrations' CHECK constraints", () => {
     "lets Postgres accept every union value of $column on $table",
     async (entry) => {
       for (const value of entry.values) {
-        await expect(client.query(insertWith(entry.table, entry.column), [value])).resolves.toMatchObject({
+        await expect(
+          client.query(insertWith(entry.table, entry.column), [value]),
+        ).resolves.toMatchObject({
           rowCount: 1,
         });
       }
@@ -156,7 +171,9 @@ describe("enums.ts against the migrations' CHECK constraints", () => {
       const outside = `not-a-${entry.column}`;
       expect(entry.values).not.toContain(outside);
 
-      await expect(client.query(insertWith(entry.table, entry.column), [outside])).rejects.toMatchObject({
+      await expect(
+        client.query(insertWith(entry.table, entry.column), [outside]),
+      ).rejects.toMatchObject({
         code: "23514",
         table: entry.table,
       });

@@ -18,7 +18,13 @@ export const holderKinds = ["turn", "viewer", "direct", "process"] as const;
 export type HolderKind = (typeof holderKinds)[number];
 
 /** What Berth knows of the box's existence at the backend. */
-export const providerStatuses = ["not_created", "creating", "exists", "missing", "unknown"] as const;
+export const providerStatuses = [
+  "not_created",
+  "creating",
+  "exists",
+  "missing",
+  "unknown",
+] as const;
 export type ProviderStatus = (typeof providerStatuses)[number];
 
 /** Whether a verified archive of the workspace exists. */
@@ -38,12 +44,30 @@ export const restoreStatuses = [
 export type RestoreStatus = (typeof restoreStatuses)[number];
 
 /** Whether the live workspace is known to hold the selected revision. */
-export const workspaceStatuses = ["unknown", "not_ready", "ready", "degraded", "unrecoverable"] as const;
+export const workspaceStatuses = [
+  "unknown",
+  "not_ready",
+  "ready",
+  "degraded",
+  "unrecoverable",
+] as const;
 export type WorkspaceStatus = (typeof workspaceStatuses)[number];
 
 /** Who performed an audited action. */
 export const auditActorKinds = ["user", "token", "system"] as const;
 export type AuditActorKind = (typeof auditActorKinds)[number];
+
+/** Where a stored archive stands. */
+export const archiveRecordStatuses = ["available", "invalid"] as const;
+export type ArchiveRecordStatus = (typeof archiveRecordStatuses)[number];
+
+/** One rematerialization attempt's progress. */
+export const rematerializationStatuses = ["restoring", "verifying", "ready", "failed"] as const;
+export type RematerializationStatus = (typeof rematerializationStatuses)[number];
+
+/** How an admitted write ended (null while in flight). */
+export const admissionOutcomes = ["resolved", "rejected"] as const;
+export type AdmissionOutcome = (typeof admissionOutcomes)[number];
 
 /** Every CHECKed text column and the union it mirrors, by table and column. */
 export const checkedColumns = [
@@ -57,4 +81,7 @@ export const checkedColumns = [
   { table: "sandbox_leases", column: "workspace_status", values: workspaceStatuses },
   { table: "lease_holders", column: "kind", values: holderKinds },
   { table: "audit_events", column: "actor_kind", values: auditActorKinds },
+  { table: "workspace_archives", column: "status", values: archiveRecordStatuses },
+  { table: "rematerializations", column: "status", values: rematerializationStatuses },
+  { table: "mutation_admissions", column: "outcome", values: admissionOutcomes },
 ] as const satisfies readonly { table: string; column: string; values: readonly string[] }[];

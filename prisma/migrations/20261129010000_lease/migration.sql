@@ -23,11 +23,14 @@ CREATE TABLE "sandbox_leases" (
     "restore_status" TEXT NOT NULL DEFAULT 'not_required',
     "workspace_status" TEXT NOT NULL DEFAULT 'unknown',
     "selected_revision" TEXT,
+    "archive_revision" TEXT,
     "rematerialization_id" UUID,
     "failure_code" TEXT,
     "retryable" BOOLEAN,
     "restore_attempts" INTEGER NOT NULL DEFAULT 0,
     "rotation_requested_at" TIMESTAMPTZ(3),
+    "drain_claim_id" UUID,
+    "drain_claim_expires_at" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     CONSTRAINT "sandbox_leases_pkey" PRIMARY KEY ("id"),
     CONSTRAINT "sandbox_leases_liveness_check" CHECK ("liveness" IN ('cold', 'warming', 'warm', 'draining')),
@@ -383,10 +386,11 @@ BEGIN
 END $$;
 
 -- T4: attribute the created box to the warming epoch (leak-proof: if the spawner dies now, the
--- reaper still finds and stops it). Does not bump the epoch or publish warm.
+-- reaper still finds and stops it). The rematerialization attempt must be the current one, so a
+-- stale attempt cannot attribute. Does not bump the epoch or publish warm.
 CREATE FUNCTION berth_lease_record_created(
   p_workspace_id uuid, p_lease_id uuid, p_expected_epoch integer, p_allocation_id text,
-  p_instance_id text, p_warming_ttl_ms integer, p_now timestamptz)
+  p_instance_id text, p_rematerialization_id uuid, p_warming_ttl_ms integer, p_now timestamptz)
 RETURNS TABLE (outcome text, reason text, lease jsonb) LANGUAGE plpgsql AS $$
 DECLARE
   v_lease sandbox_leases;
@@ -400,16 +404,21 @@ BEGIN
   IF v_before.allocation_id IS DISTINCT FROM p_allocation_id THEN
     RETURN QUERY SELECT 'refused', 'allocation_mismatch', to_jsonb(v_before); RETURN;
   END IF;
+  IF v_before.rematerialization_id IS DISTINCT FROM p_rematerialization_id THEN
+    RETURN QUERY SELECT 'refused', 'rematerialization_mismatch', to_jsonb(v_before); RETURN;
+  END IF;
   UPDATE sandbox_leases SET instance_id = p_instance_id, provider_status = 'creating',
          expires_at = GREATEST(expires_at, p_now + berth_ms(p_warming_ttl_ms))
    WHERE id = p_lease_id RETURNING * INTO v_lease;
   RETURN QUERY SELECT 'recorded', NULL::text, to_jsonb(v_lease);
 END $$;
 
--- T5: publish the verified box. epoch+1 fences every actor of the warming epoch.
+-- T5: publish the verified box. epoch+1 fences every actor of the warming epoch. A lease with a
+-- complete archive may only go warm through a rematerialization that restored and verified
+-- exactly the selected revision (never warm on a guess, never an empty workspace).
 CREATE FUNCTION berth_lease_commit_warm(
   p_workspace_id uuid, p_lease_id uuid, p_expected_epoch integer, p_instance_id text,
-  p_lease_ttl_ms integer, p_actor text, p_now timestamptz)
+  p_rematerialization_id uuid, p_lease_ttl_ms integer, p_actor text, p_now timestamptz)
 RETURNS TABLE (outcome text, reason text, lease jsonb) LANGUAGE plpgsql AS $$
 DECLARE
   v_lease sandbox_leases;
@@ -423,21 +432,29 @@ BEGIN
   IF v_before.instance_id IS DISTINCT FROM p_instance_id THEN
     RETURN QUERY SELECT 'refused', 'instance_mismatch', to_jsonb(v_before); RETURN;
   END IF;
-  IF v_before.restore_status = 'restoring' THEN
+  IF p_rematerialization_id IS NULL AND v_before.archive_status = 'available' THEN
+    RETURN QUERY SELECT 'refused', 'rematerialization_required', to_jsonb(v_before); RETURN;
+  END IF;
+  IF p_rematerialization_id IS NOT NULL AND (v_before.restore_status <> 'verifying'
+     OR v_before.rematerialization_id IS DISTINCT FROM p_rematerialization_id) THEN
     RETURN QUERY SELECT 'refused', 'rematerialization_mismatch', to_jsonb(v_before); RETURN;
   END IF;
   UPDATE sandbox_leases
      SET liveness = 'warm', epoch = epoch + 1, provider_status = 'exists',
-         restore_status = CASE WHEN restore_status = 'verifying' THEN 'ready' ELSE 'not_required' END,
+         restore_status = CASE WHEN p_rematerialization_id IS NULL THEN 'not_required' ELSE 'ready' END,
          workspace_status = 'ready', restore_attempts = 0, failure_code = NULL, retryable = NULL,
          expires_at = p_now + berth_ms(p_lease_ttl_ms)
    WHERE id = p_lease_id RETURNING * INTO v_lease;
+  IF p_rematerialization_id IS NOT NULL THEN
+    UPDATE rematerializations SET status = 'ready', completed_at = p_now WHERE id = p_rematerialization_id;
+  END IF;
   PERFORM berth_lease_log(v_before, v_lease, 'commit_warm', p_actor, NULL, p_now);
   RETURN QUERY SELECT 'committed', NULL::text, to_jsonb(v_lease);
 END $$;
 
--- T6: the spawner gives up. epoch+1 fences its late callbacks. The allocation is forgotten only
--- when the caller confirmed the box is terminated; otherwise a successor adopts it.
+-- T6: the spawner gives up (not a restore failure: that is fail-rematerialization). epoch+1
+-- fences its late callbacks. An existing archive is kept for the retry (restore pending); the
+-- allocation is forgotten only when the caller confirmed the box is terminated.
 CREATE FUNCTION berth_lease_fail_warming(
   p_workspace_id uuid, p_lease_id uuid, p_expected_epoch integer, p_terminated boolean,
   p_actor text, p_reason text, p_now timestamptz)
@@ -452,12 +469,15 @@ BEGIN
     RETURN QUERY SELECT 'refused', 'stale_epoch', to_jsonb(v_before); RETURN;
   END IF;
   UPDATE sandbox_leases
-     SET liveness = 'cold', epoch = epoch + 1, instance_id = NULL,
+     SET liveness = 'cold', epoch = epoch + 1, instance_id = NULL, rematerialization_id = NULL,
          allocation_id = CASE WHEN p_terminated THEN NULL ELSE allocation_id END,
          provider_status = CASE WHEN p_terminated THEN 'not_created' ELSE 'unknown' END,
-         restore_status = CASE WHEN archive_status = 'available' THEN 'pending' ELSE restore_status END,
+         restore_status = CASE WHEN archive_status = 'available' THEN 'pending' ELSE 'not_required' END,
+         workspace_status = CASE WHEN archive_status = 'available' THEN 'not_ready' ELSE 'unknown' END,
          expires_at = p_now
    WHERE id = p_lease_id RETURNING * INTO v_lease;
+  UPDATE rematerializations SET status = 'failed', failure_code = 'warming_failed', retryable = true, completed_at = p_now
+   WHERE id = v_before.rematerialization_id AND status IN ('restoring', 'verifying');
   PERFORM berth_lease_log(v_before, v_lease, 'fail_warming', p_actor, p_reason, p_now);
   RETURN QUERY SELECT 'failed', NULL::text, to_jsonb(v_lease);
 END $$;
@@ -483,6 +503,8 @@ BEGIN
   UPDATE sandbox_leases
      SET liveness = 'cold', epoch = epoch + 1, instance_id = NULL, allocation_id = NULL,
          provider_status = 'missing',
+         selected_revision = CASE WHEN archive_status = 'available' AND archive_generation = workspace_generation
+                                  THEN archive_revision ELSE selected_revision END,
          restore_status = CASE WHEN archive_status = 'available' AND archive_generation = workspace_generation THEN 'pending'
                                WHEN archive_status = 'none' THEN 'unrecoverable' ELSE 'degraded' END,
          workspace_status = CASE WHEN archive_status = 'available' AND archive_generation = workspace_generation THEN 'not_ready'
@@ -521,8 +543,9 @@ END $$;
 -- Sweeps the reaper calls. Each locks a bounded batch with SKIP LOCKED, so any number of reaper
 -- replicas share the work without processing one lease twice; a busy row waits for the next sweep.
 
--- T8/T9: a spawner that missed its deadline. No box recorded -> cold (epoch+1, the allocation
--- kept for its successor to adopt); a box recorded -> draining, immediately drainable.
+-- T8/T9: a spawner that missed its deadline. No box recorded -> cold (epoch+1; the allocation kept
+-- for its successor to adopt; an archive kept with restore pending; the attempt abandoned); a box
+-- recorded -> draining at epoch+1, immediately drainable.
 CREATE FUNCTION berth_lease_expire_warming(p_now timestamptz, p_limit integer)
 RETURNS TABLE (outcome text, reason text, lease jsonb) LANGUAGE plpgsql AS $$
 DECLARE
@@ -533,16 +556,22 @@ BEGIN
     SELECT * FROM sandbox_leases WHERE liveness = 'warming' AND expires_at <= p_now
      ORDER BY expires_at LIMIT p_limit FOR UPDATE SKIP LOCKED
   LOOP
+    UPDATE rematerializations SET status = 'failed', failure_code = 'warming_expired', retryable = true, completed_at = p_now
+     WHERE id = v_before.rematerialization_id AND status IN ('restoring', 'verifying');
     IF v_before.instance_id IS NULL THEN
       UPDATE sandbox_leases SET liveness = 'cold', epoch = epoch + 1, provider_status = 'not_created',
-             rotation_requested_at = NULL, expires_at = p_now
+             rematerialization_id = NULL, rotation_requested_at = NULL, expires_at = p_now,
+             restore_status = CASE WHEN archive_status = 'available' THEN 'pending' ELSE restore_status END,
+             workspace_status = CASE WHEN archive_status = 'available' THEN 'not_ready' ELSE workspace_status END
        WHERE id = v_before.id RETURNING * INTO v_lease;
       PERFORM berth_lease_log(v_before, v_lease, 'expire_warming', 'reaper', 'no_box_recorded', p_now);
       RETURN QUERY SELECT 'cold', NULL::text, to_jsonb(v_lease);
     ELSE
       DELETE FROM lease_holders WHERE lease_id = v_before.id;
       PERFORM berth_lease_recount(v_before.id);
-      UPDATE sandbox_leases SET liveness = 'draining', epoch = epoch + 1, expires_at = p_now
+      UPDATE sandbox_leases SET liveness = 'draining', epoch = epoch + 1, rematerialization_id = NULL,
+             restore_status = CASE WHEN archive_status = 'available' THEN 'pending' ELSE restore_status END,
+             expires_at = p_now
        WHERE id = v_before.id RETURNING * INTO v_lease;
       PERFORM berth_lease_log(v_before, v_lease, 'expire_warming', 'reaper', 'box_recorded', p_now);
       RETURN QUERY SELECT 'draining', NULL::text, to_jsonb(v_lease);
@@ -583,19 +612,25 @@ BEGIN
   END LOOP;
 END $$;
 
--- Draining leases past their grace with no holders: the reaper captures and stops these.
--- Locked with SKIP LOCKED for the caller's transaction (the reaper drains each under its CAS).
-CREATE FUNCTION berth_lease_list_drainable(p_now timestamptz, p_limit integer)
+-- Draining leases past their grace with no holders, claimed for one reaper: the claim is set in
+-- the same statement that locks the batch (SKIP LOCKED), so two reapers never take one lease,
+-- and it outlives the statement (a capture can take minutes); an expired claim is taken over.
+CREATE FUNCTION berth_lease_claim_drainable(p_now timestamptz, p_claim_id uuid, p_claim_ttl_ms integer, p_limit integer)
 RETURNS TABLE (outcome text, reason text, lease jsonb) LANGUAGE sql AS $$
-  SELECT 'drainable', NULL::text, to_jsonb(l) FROM (
-    SELECT * FROM sandbox_leases
-     WHERE liveness = 'draining' AND expires_at <= p_now AND holder_count = 0
-     ORDER BY expires_at LIMIT p_limit FOR UPDATE SKIP LOCKED) l
+  UPDATE sandbox_leases l
+     SET drain_claim_id = p_claim_id, drain_claim_expires_at = p_now + berth_ms(p_claim_ttl_ms)
+    FROM (SELECT id FROM sandbox_leases
+           WHERE liveness = 'draining' AND expires_at <= p_now AND holder_count = 0
+             AND (drain_claim_expires_at IS NULL OR drain_claim_expires_at <= p_now)
+           ORDER BY expires_at LIMIT p_limit FOR UPDATE SKIP LOCKED) c
+   WHERE l.id = c.id
+  RETURNING 'drainable'::text, NULL::text, to_jsonb(l)
 $$;
 
 -- T14: the drained box was captured (or had nothing to capture) and stopped: cold at epoch+1.
--- Only a zero-holder draining lease at the expected epoch and instance moves; an arrival that
--- re-armed it in the meantime wins and the box keeps running.
+-- Only a zero-holder draining lease at the expected epoch and instance moves. The archive is
+-- kept (restore pending when it captured every write). A box that was already gone before it
+-- could be captured, with no archive, is unrecoverable.
 CREATE FUNCTION berth_lease_confirm_drain_cold(
   p_workspace_id uuid, p_lease_id uuid, p_expected_epoch integer, p_instance_id text,
   p_provider_missing boolean, p_actor text, p_now timestamptz)
@@ -604,6 +639,7 @@ DECLARE
   v_lease sandbox_leases;
   v_before sandbox_leases;
   v_complete boolean;
+  v_clean boolean;
 BEGIN
   SELECT * INTO v_before FROM sandbox_leases WHERE id = p_lease_id AND workspace_id = p_workspace_id FOR UPDATE;
   IF NOT FOUND THEN RETURN QUERY SELECT 'refused', 'lease_not_found', NULL::jsonb; RETURN; END IF;
@@ -612,20 +648,20 @@ BEGIN
     RETURN QUERY SELECT 'refused', 'stale_epoch', to_jsonb(v_before); RETURN;
   END IF;
   v_complete := v_before.archive_status = 'available' AND v_before.archive_generation = v_before.workspace_generation;
+  v_clean := v_before.archive_status = 'none' AND NOT p_provider_missing;
   UPDATE sandbox_leases
      SET liveness = 'cold', epoch = epoch + 1, instance_id = NULL, allocation_id = NULL,
-         rotation_requested_at = NULL,
+         rotation_requested_at = NULL, drain_claim_id = NULL, drain_claim_expires_at = NULL,
          provider_status = CASE WHEN p_provider_missing THEN 'missing' ELSE 'not_created' END,
-         restore_status = CASE WHEN v_complete THEN 'pending'
-                               WHEN archive_status = 'none' AND NOT p_provider_missing THEN 'not_required'
+         selected_revision = CASE WHEN v_complete THEN archive_revision ELSE selected_revision END,
+         restore_status = CASE WHEN v_complete THEN 'pending' WHEN v_clean THEN 'not_required'
                                WHEN archive_status = 'none' THEN 'unrecoverable' ELSE 'degraded' END,
-         workspace_status = CASE WHEN v_complete THEN 'not_ready'
-                                 WHEN archive_status = 'none' AND NOT p_provider_missing THEN 'unknown'
+         workspace_status = CASE WHEN v_complete THEN 'not_ready' WHEN v_clean THEN 'unknown'
                                  WHEN archive_status = 'none' THEN 'unrecoverable' ELSE 'degraded' END,
-         failure_code = CASE WHEN v_complete OR (archive_status = 'none' AND NOT p_provider_missing) THEN NULL
+         failure_code = CASE WHEN v_complete OR v_clean THEN NULL
                              WHEN archive_status = 'none' THEN 'provider_missing_before_capture'
                              ELSE 'archive_generation_mismatch' END,
-         retryable = CASE WHEN v_complete OR (archive_status = 'none' AND NOT p_provider_missing) THEN NULL ELSE false END,
+         retryable = CASE WHEN v_complete OR v_clean THEN NULL ELSE false END,
          expires_at = p_now
    WHERE id = p_lease_id RETURNING * INTO v_lease;
   PERFORM berth_lease_log(v_before, v_lease, 'drain_cold', p_actor, NULL, p_now);

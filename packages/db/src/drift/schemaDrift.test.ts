@@ -26,8 +26,11 @@ describe("schema drift: prisma/schema.prisma against prisma/migrations", () => {
     const differences = await driftAfter({ allowlist: [] });
 
     expect(differences.map((d) => d.kind)).toEqual(allowlist.map(() => "unlistedSqlObject"));
-    const key = (object: { kind: string; name: string } | undefined) => `${String(object?.kind)}:${String(object?.name)}`;
-    const unlisted = differences.map((d) => (d.kind === "unlistedSqlObject" ? d.object : undefined));
+    const key = (object: { kind: string; name: string } | undefined) =>
+      `${String(object?.kind)}:${String(object?.name)}`;
+    const unlisted = differences.map((d) =>
+      d.kind === "unlistedSqlObject" ? d.object : undefined,
+    );
     expect(unlisted.map(key).sort()).toEqual(allowlist.map(key).sort());
   });
 

@@ -64,7 +64,15 @@ export type CasLoss =
   | "allocation_mismatch"
   | "instance_mismatch"
   | "rematerialization_mismatch"
-  | "not_rearmable";
+  | "rematerialization_required"
+  | "attempt_conflict"
+  | "archive_unavailable"
+  | "generation_mismatch"
+  | "admissions_unsettled"
+  | "not_rearmable"
+  | "not_blocked"
+  | "spawn_in_progress"
+  | "revision_not_found";
 
 /** A transition that either happened (with the row after it) or lost its CAS (with the row as it is). */
 export type CasOutcome<TDone extends string> =

@@ -35,3 +35,20 @@ export type {
   RecordAllocationInput,
   RecordCreatedInput,
 } from "./warmingSystem.ts";
+export { AdmissionSystem } from "./admissionSystem.ts";
+export type {
+  AdmissionRefusal,
+  AdmitWriteInput,
+  AdmitWriteOutcome,
+  SettleOutcome,
+} from "./admissionSystem.ts";
+export { archiveRecordSchema, RecoverySystem } from "./recoverySystem.ts";
+export type {
+  ArchiveRecord,
+  BeginRematerializationInput,
+  FailRematerializationInput,
+  MarkVerifyingInput,
+  PublishArchiveInput,
+  RestoreRevisionInput,
+  StartFreshInput,
+} from "./recoverySystem.ts";

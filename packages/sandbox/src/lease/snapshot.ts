@@ -31,11 +31,13 @@ const leaseRowSchema = z.object({
   restore_status: z.enum(restoreStatuses),
   workspace_status: z.enum(workspaceStatuses),
   selected_revision: z.string().nullable(),
+  archive_revision: z.string().nullable(),
   rematerialization_id: z.string().nullable(),
   failure_code: z.string().nullable(),
   retryable: z.boolean().nullable(),
   restore_attempts: z.number().int(),
   rotation_requested_at: timestamp.nullable(),
+  drain_claim_id: z.string().nullable(),
   created_at: timestamp,
 });
 
@@ -61,11 +63,14 @@ export interface LeaseSnapshot {
   readonly restoreStatus: z.infer<typeof leaseRowSchema>["restore_status"];
   readonly workspaceStatus: z.infer<typeof leaseRowSchema>["workspace_status"];
   readonly selectedRevision: string | null;
+  /** The revision of the current published archive. */
+  readonly archiveRevision: string | null;
   readonly rematerializationId: string | null;
   readonly failureCode: string | null;
   readonly retryable: boolean | null;
   readonly restoreAttempts: number;
   readonly rotationRequestedAt: Date | null;
+  readonly drainClaimId: string | null;
   readonly createdAt: Date;
   /** The one definition: a verified archive exists and it captured every admitted write. */
   readonly archiveComplete: boolean;
@@ -95,11 +100,13 @@ export function parseLeaseRow(value: unknown): LeaseSnapshot {
     restoreStatus: row.restore_status,
     workspaceStatus: row.workspace_status,
     selectedRevision: row.selected_revision,
+    archiveRevision: row.archive_revision,
     rematerializationId: row.rematerialization_id,
     failureCode: row.failure_code,
     retryable: row.retryable,
     restoreAttempts: row.restore_attempts,
     rotationRequestedAt: row.rotation_requested_at,
+    drainClaimId: row.drain_claim_id,
     createdAt: row.created_at,
     archiveComplete:
       row.archive_status === "available" && row.archive_generation === row.workspace_generation,

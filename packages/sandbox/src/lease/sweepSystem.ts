@@ -58,15 +58,28 @@ export class LeaseSweepSystem {
   }
 
   /**
-   * Draining leases past their grace with no holders. The rows stay locked for the caller's
-   * transaction: call it inside the transaction that drains them.
+   * Claims up to `limit` draining leases past their grace with no holders for `claimId`. The
+   * claim outlives the statement (a capture can take minutes) and expires after `claimTtlMs`, so
+   * a reaper that died mid-drain is taken over; two live reapers never take one lease.
    */
-  async listDrainable(limit: number = DEFAULT_BATCH): Promise<LeaseSnapshot[]> {
+  async claimDrainable(options: {
+    claimId: string;
+    claimTtlMs: number;
+    limit?: number;
+  }): Promise<LeaseSnapshot[]> {
     const now = await this.#resources.clock.now();
     const rows = await callLeaseFunction(
       this.#resources.db,
-      Prisma.sql`berth_lease_list_drainable(${now}::timestamptz, ${limit}::int)`,
+      Prisma.sql`berth_lease_claim_drainable(${now}::timestamptz, ${options.claimId}::uuid,
+        ${options.claimTtlMs}::int, ${options.limit ?? DEFAULT_BATCH}::int)`,
     );
     return rows.flatMap((row) => (row.lease === null ? [] : [row.lease]));
+  }
+
+  /** Gives a claimed lease back (its drain was deferred), so the next sweep retries it. */
+  async releaseDrainClaim(lease: { id: string; drainClaimId?: string | null }): Promise<void> {
+    await this.#resources.db.$executeRaw`
+      UPDATE sandbox_leases SET drain_claim_id = NULL, drain_claim_expires_at = NULL
+       WHERE id = ${lease.id}::uuid AND drain_claim_id IS NOT DISTINCT FROM ${lease.drainClaimId ?? null}::uuid`;
   }
 }

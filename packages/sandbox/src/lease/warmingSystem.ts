@@ -13,8 +13,17 @@ const nameSchema = z.string().trim().min(1, { error: "must not be empty" }).max(
 const actorSchema = nameSchema.default("spawner");
 
 const allocationSchema = fenceSchema.extend({ allocationId: nameSchema });
-const createdSchema = allocationSchema.extend({ instanceId: nameSchema });
-const commitSchema = fenceSchema.extend({ instanceId: nameSchema, actor: actorSchema });
+/** The restore attempt this box belongs to (null when the lease had nothing to restore). */
+const rematerializationSchema = idSchema.nullable().default(null);
+const createdSchema = allocationSchema.extend({
+  instanceId: nameSchema,
+  rematerializationId: rematerializationSchema,
+});
+const commitSchema = fenceSchema.extend({
+  instanceId: nameSchema,
+  rematerializationId: rematerializationSchema,
+  actor: actorSchema,
+});
 const failSchema = fenceSchema.extend({
   /** True only when the backend confirmed the box this spawner created is gone. */
   terminated: z.boolean(),
@@ -73,21 +82,24 @@ export class WarmingSystem {
     const now = await clock.now();
     return this.#run(
       Prisma.sql`berth_lease_record_created(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
-        ${args.expectedEpoch}::int, ${args.allocationId}, ${args.instanceId},
+        ${args.expectedEpoch}::int, ${args.allocationId}, ${args.instanceId}, ${args.rematerializationId}::uuid,
         ${config.warmingTimeoutMs}::int, ${now}::timestamptz)`,
       ["recorded"],
     );
   }
 
-  /** Publishes the verified box: warm at epoch+1. */
+  /**
+   * Publishes the verified box: warm at epoch+1. A lease with an archive needs the
+   * rematerialization that restored and verified its selected revision.
+   */
   async commitWarm(input: CommitWarmInput): Promise<CasOutcome<"committed">> {
     const args = parseInput(commitSchema, input);
     const { clock, config } = this.#resources;
     const now = await clock.now();
     return this.#run(
       Prisma.sql`berth_lease_commit_warm(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
-        ${args.expectedEpoch}::int, ${args.instanceId}, ${config.leaseTtlMs}::int, ${args.actor},
-        ${now}::timestamptz)`,
+        ${args.expectedEpoch}::int, ${args.instanceId}, ${args.rematerializationId}::uuid,
+        ${config.leaseTtlMs}::int, ${args.actor}, ${now}::timestamptz)`,
       ["committed"],
     );
   }

@@ -1,2 +1,3 @@
 // In-memory implementations of sandbox's ports, for tests only (never imported by production code).
+export { InMemoryDrainPort } from "./inMemoryDrainPort.ts";
 export { ManualClock } from "./manualClock.ts";

@@ -214,7 +214,11 @@ describe("holder counts", () => {
     });
 
     expect(backendPids).toBeGreaterThanOrEqual(10);
-    const rows = await db.leaseHolder.groupBy({ by: ["kind"], where: { leaseId: lease.id }, _count: true });
+    const rows = await db.leaseHolder.groupBy({
+      by: ["kind"],
+      where: { leaseId: lease.id },
+      _count: true,
+    });
     const count = (kind: string) => rows.find((row) => row.kind === kind)?._count ?? 0;
     const after = await leases.readByGroup(s);
     expect(after).toMatchObject({
@@ -291,7 +295,14 @@ describe("execution profiles", () => {
       lease: { liveness: "draining", holderCount: 0, instanceId: "box-a", epoch: 1 },
     });
     expect(rotation.lease.expiresAt.getTime()).toBeLessThanOrEqual((await clock.now()).getTime());
-    expect((await world.current.sweeps.listDrainable()).map((l) => l.id)).toContain(spawn.lease.id);
+    expect(
+      (
+        await world.current.sweeps.claimDrainable({
+          claimId: crypto.randomUUID(),
+          claimTtlMs: 60_000,
+        })
+      ).map((l) => l.id),
+    ).toContain(spawn.lease.id);
   });
 });
 

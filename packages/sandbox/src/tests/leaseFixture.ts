@@ -6,26 +6,35 @@ import { LeaseSystem } from "../lease/leaseSystem.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import { LeaseSweepSystem } from "../lease/sweepSystem.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
+import { AdmissionSystem } from "../lease/admissionSystem.ts";
+import { RecoverySystem } from "../lease/recoverySystem.ts";
+import { ReaperSystem } from "../reaper/reaperSystem.ts";
+import { InMemoryDrainPort } from "../testing/inMemoryDrainPort.ts";
 import { ManualClock } from "../testing/manualClock.ts";
+import type { LeaseSnapshot } from "../lease/snapshot.ts";
 
 /** The most connections a scenario file opens (the issue's bound). */
 export const MAX_CONNECTIONS = 40;
 
-export interface LeaseWorld {
+export interface Systems {
+  readonly leases: LeaseSystem;
+  readonly warming: WarmingSystem;
+  readonly sweeps: LeaseSweepSystem;
+  readonly recovery: RecoverySystem;
+  readonly admissions: AdmissionSystem;
+  readonly reaper: ReaperSystem;
+}
+
+export interface LeaseWorld extends Systems {
   readonly db: DbClient;
   /** The database's URL, for a raw connection of one's own. */
   readonly url: string;
   readonly clock: ManualClock;
   readonly config: LeaseConfig;
-  readonly leases: LeaseSystem;
-  readonly warming: WarmingSystem;
-  readonly sweeps: LeaseSweepSystem;
+  /** Boxes that exist only in memory, captured and stopped by the world's reaper. */
+  readonly drainPort: InMemoryDrainPort;
   /** The same systems over another client or transaction (to pin a connection). */
-  readonly on: (db: DbClientOrTx) => {
-    leases: LeaseSystem;
-    warming: WarmingSystem;
-    sweeps: LeaseSweepSystem;
-  };
+  readonly on: (db: DbClientOrTx) => Systems;
 }
 
 /**
@@ -50,15 +59,27 @@ export function useLeaseWorld(config: LeaseConfig = defaultLeaseConfig): {
     get current(): LeaseWorld {
       if (db === undefined) throw new Error("useLeaseWorld: read .current inside a test");
       const clock = new ManualClock();
-      const systemsOn = (client: DbClientOrTx) => {
+      const drainPort = new InMemoryDrainPort();
+      const systemsOn = (client: DbClientOrTx): Systems => {
         const resources: LeaseResources = { db: client, clock, config };
         return {
           leases: new LeaseSystem(resources),
           warming: new WarmingSystem(resources),
           sweeps: new LeaseSweepSystem(resources),
+          recovery: new RecoverySystem(resources),
+          admissions: new AdmissionSystem(resources),
+          reaper: new ReaperSystem({ resources, drainPort }),
         };
       };
-      return { db, url: database.current.url, clock, config, ...systemsOn(db), on: systemsOn };
+      return {
+        db,
+        url: database.current.url,
+        clock,
+        config,
+        drainPort,
+        ...systemsOn(db),
+        on: systemsOn,
+      };
     },
   };
 }
@@ -142,4 +163,41 @@ export async function concurrently<T>(
     ),
   );
   return { results, backendPids: pids.size };
+}
+
+/** Spawns, records and commits a box: the lease ends warm at its next epoch with `instanceId`. */
+export async function warmLease(
+  w: LeaseWorld,
+  s: SeededSession,
+  instanceId = "box-1",
+): Promise<LeaseSnapshot> {
+  const spawn = await w.leases.acquire({ ...s, kind: "turn", holderId: "turn-attempt:first" });
+  const fence = {
+    workspaceId: s.workspaceId,
+    leaseId: spawn.lease.id,
+    expectedEpoch: spawn.lease.epoch,
+  };
+  await w.warming.recordAllocation({ ...fence, allocationId: `alloc-${instanceId}` });
+  await w.warming.recordCreated({ ...fence, allocationId: `alloc-${instanceId}`, instanceId });
+  const commit = await w.warming.commitWarm({ ...fence, instanceId });
+  if (commit.outcome !== "committed") throw new Error(`commit lost: ${commit.reason}`);
+  w.drainPort.addBox(instanceId);
+  return commit.lease;
+}
+
+/** Captures the warm box through the in-memory drain port and publishes it; returns the lease after. */
+export async function publishCapture(w: LeaseWorld, lease: LeaseSnapshot): Promise<LeaseSnapshot> {
+  const capture = await w.drainPort.capture(lease);
+  if (capture.kind !== "captured" || lease.instanceId === null)
+    throw new Error(`no capture: ${capture.kind}`);
+  const published = await w.recovery.publishArchive({
+    workspaceId: lease.workspaceId,
+    leaseId: lease.id,
+    expectedEpoch: lease.epoch,
+    instanceId: lease.instanceId,
+    generation: capture.generation,
+    archive: capture.archive,
+  });
+  if (published.outcome !== "published") throw new Error(`publish lost: ${published.reason}`);
+  return published.lease;
 }

@@ -1,36 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import {
   concurrently,
   leaseEvents,
   seedSession,
   useLeaseWorld,
-  type LeaseWorld,
-  type SeededSession,
+  warmLease,
 } from "./leaseFixture.ts";
 
 const world = useLeaseWorld();
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
-
-/** Spawns, records and commits a box: the lease ends warm at epoch 1 with `instanceId`. */
-async function warmLease(
-  w: LeaseWorld,
-  s: SeededSession,
-  instanceId = "box-1",
-): Promise<LeaseSnapshot> {
-  const spawn = await w.leases.acquire({ ...s, kind: "turn", holderId: "turn-attempt:first" });
-  const fence = {
-    workspaceId: s.workspaceId,
-    leaseId: spawn.lease.id,
-    expectedEpoch: spawn.lease.epoch,
-  };
-  await w.warming.recordAllocation({ ...fence, allocationId: `alloc-${instanceId}` });
-  await w.warming.recordCreated({ ...fence, allocationId: `alloc-${instanceId}`, instanceId });
-  const commit = await w.warming.commitWarm({ ...fence, instanceId });
-  if (commit.outcome !== "committed") throw new Error(`commit lost: ${commit.reason}`);
-  return commit.lease;
-}
 
 describe("the spawner's path (spec/lease.md §5, §13)", () => {
   it("scenario 6 (without rematerialization): a pre-create warming expiry goes cold at epoch 1; the late spawner is fenced", async () => {
@@ -155,9 +134,11 @@ describe("the spawner's path (spec/lease.md §5, §13)", () => {
         lease: { liveness: "draining", epoch: 1, holderCount: 0, instanceId: "box-a" },
       },
     ]);
-    expect((await w.sweeps.listDrainable()).map((l) => [l.id, l.instanceId])).toEqual([
-      [first.lease.id, "box-a"],
-    ]);
+    expect(
+      (await w.sweeps.claimDrainable({ claimId: crypto.randomUUID(), claimTtlMs: 60_000 })).map(
+        (l) => [l.id, l.instanceId],
+      ),
+    ).toEqual([[first.lease.id, "box-a"]]);
 
     const arrival = await w.leases.acquire({ ...s, kind: "viewer", holderId: "v" });
     expect(arrival).toMatchObject({ role: "fenced", reason: "drain_in_progress" });
@@ -190,10 +171,17 @@ describe("the spawner's path (spec/lease.md §5, §13)", () => {
       kind: "turn",
       holderId: "turn-attempt:first",
     });
-    expect((await w.sweeps.listDrainable()).map((l) => l.id)).not.toContain(lease.id);
+    expect(
+      (await w.sweeps.claimDrainable({ claimId: crypto.randomUUID(), claimTtlMs: 60_000 })).map(
+        (l) => l.id,
+      ),
+    ).not.toContain(lease.id);
 
     w.clock.advance(w.config.idleGraceMs);
-    const drainable = await w.sweeps.listDrainable();
+    const drainable = await w.sweeps.claimDrainable({
+      claimId: crypto.randomUUID(),
+      claimTtlMs: 60_000,
+    });
     expect(drainable.filter((l) => l.id === lease.id)).toMatchObject([
       { instanceId: "box-10", holderCount: 0, epoch: 1 },
     ]);
@@ -358,7 +346,10 @@ describe("rotation", () => {
       outcome: "lost",
     });
 
-    const [drainable] = await w.sweeps.listDrainable();
+    const [drainable] = await w.sweeps.claimDrainable({
+      claimId: crypto.randomUUID(),
+      claimTtlMs: 60_000,
+    });
     expect(drainable).toMatchObject({ id: spawn.lease.id, instanceId: "box-a" });
     const cold = await w.warming.confirmDrainCold({
       ...ref,

@@ -1,0 +1,59 @@
+import type { ReaperSystem, SweepReport } from "@berth/sandbox";
+import type { Logger } from "pino";
+
+/**
+ * Runs the reaper every `periodMs` until stopped; a sweep that throws is logged and the next
+ * one runs on time. Stopping waits for the sweep in progress.
+ */
+export function startReaperLoop(options: {
+  reaper: ReaperSystem;
+  periodMs: number;
+  logger: Logger;
+}): { stop(): Promise<void> } {
+  const { reaper, periodMs, logger } = options;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const sweep = async () => {
+    const started = performance.now();
+    try {
+      const report = await reaper.sweepOnce();
+      if (isBusy(report))
+        logger.info(
+          { ...summarize(report), ms: Math.round(performance.now() - started) },
+          "reaper sweep",
+        );
+    } catch (error) {
+      logger.error({ err: error }, "reaper sweep failed; retrying next period");
+    }
+  };
+  const tick = () => {
+    running = sweep().finally(() => {
+      if (!stopped) timer = setTimeout(tick, periodMs);
+    });
+  };
+  tick();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+function isBusy(report: SweepReport): boolean {
+  return report.expiredWarming > 0 || report.reapedHolders > 0 || report.drains.length > 0;
+}
+
+function summarize(report: SweepReport) {
+  return {
+    expiredWarming: report.expiredWarming,
+    reapedHolders: report.reapedHolders,
+    drained: report.drains.filter((d) => d.result === "cold").length,
+    deferred: report.drains
+      .filter((d) => d.result === "deferred")
+      .map((d) => ({ leaseId: d.leaseId, detail: d.detail })),
+  };
+}

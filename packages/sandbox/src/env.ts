@@ -1,0 +1,46 @@
+import { z } from "zod";
+import type { LeaseConfig } from "./lease/config.ts";
+
+const ms = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(24 * 60 * 60 * 1_000)
+    .default(fallback);
+
+/** The lease and reaper timings, from the environment (milliseconds, 1 s – 24 h). */
+export const sandboxEnvShape = {
+  BERTH_LEASE_TTL_MS: ms(90_000),
+  BERTH_WARMING_TIMEOUT_MS: ms(600_000),
+  BERTH_IDLE_GRACE_MS: ms(900_000),
+  BERTH_VIEWER_TTL_MS: ms(90_000),
+  BERTH_REAPER_PERIOD_MS: ms(30_000),
+};
+
+type SandboxEnv = z.infer<z.ZodObject<typeof sandboxEnvShape>>;
+
+/**
+ * The boot invariant: the reaper must sweep more often than a viewer's TTL, or viewers would
+ * outlive their TTL by a whole period. Compose it into a process's env schema with superRefine.
+ */
+export function checkSandboxEnv(env: SandboxEnv, context: z.RefinementCtx): void {
+  if (env.BERTH_REAPER_PERIOD_MS >= env.BERTH_VIEWER_TTL_MS) {
+    context.addIssue({
+      code: "custom",
+      path: ["BERTH_REAPER_PERIOD_MS"],
+      message: `must be shorter than BERTH_VIEWER_TTL_MS (${String(env.BERTH_VIEWER_TTL_MS)} ms)`,
+    });
+  }
+}
+
+export const sandboxEnvSchema = z.object(sandboxEnvShape).superRefine(checkSandboxEnv);
+
+export function leaseConfigFromEnv(env: SandboxEnv): LeaseConfig {
+  return {
+    leaseTtlMs: env.BERTH_LEASE_TTL_MS,
+    warmingTimeoutMs: env.BERTH_WARMING_TIMEOUT_MS,
+    idleGraceMs: env.BERTH_IDLE_GRACE_MS,
+    viewerTtlMs: env.BERTH_VIEWER_TTL_MS,
+  };
+}

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { epochSchema, holderIdSchema, holderKindSchema, idSchema, parseInput } from "./inputs.ts";
+import { checkedResources, type LeaseResources } from "./resources.ts";
+
+const admitSchema = z.object({
+  workspaceId: idSchema,
+  leaseId: idSchema,
+  sessionId: idSchema,
+  expectedEpoch: epochSchema,
+  instanceId: z.string().min(1),
+  holderKind: holderKindSchema,
+  holderId: holderIdSchema,
+  /** The session's active sandbox the write is routed to: null is the group box. */
+  routeTargetId: idSchema.nullable(),
+  /** The session's activeEpoch the route was read at. */
+  routeEpoch: epochSchema,
+  operation: z.string().trim().min(1).max(128),
+});
+export type AdmitWriteInput = z.input<typeof admitSchema>;
+
+/** Why a write was not admitted: nothing changed, the write must not reach the box. */
+export type AdmissionRefusal =
+  "session_not_found" | "route_fenced" | "holder_fenced" | "lease_fenced";
+
+export type AdmitWriteOutcome =
+  | { readonly admitted: true; readonly admissionId: string; readonly generation: number }
+  | { readonly admitted: false; readonly reason: AdmissionRefusal };
+
+export type SettleOutcome = "settled" | "already_settled" | "not_found";
+
+/**
+ * Write admissions: every persistable write through box services first advances the lease's
+ * workspace generation under the exact fence, so an archive can prove it captured every write.
+ */
+export class AdmissionSystem {
+  readonly #resources: LeaseResources;
+
+  constructor(resources: LeaseResources) {
+    this.#resources = checkedResources(resources);
+  }
+
+  async admit(input: AdmitWriteInput): Promise<AdmitWriteOutcome> {
+    const a = parseInput(admitSchema, input);
+    const { db, clock } = this.#resources;
+    const now = await clock.now();
+    const [row] = await db.$queryRaw<
+      [
+        {
+          outcome: string;
+          reason: string | null;
+          admission_id: string | null;
+          generation: number | null;
+        },
+      ]
+    >`
+      SELECT outcome, reason, admission_id, generation FROM berth_lease_admit_write(${a.workspaceId}::uuid,
+        ${a.leaseId}::uuid, ${a.sessionId}::uuid, ${a.expectedEpoch}::int, ${a.instanceId}, ${a.holderKind},
+        ${a.holderId}, ${a.routeTargetId}::uuid, ${a.routeEpoch}::int, ${a.operation}, ${now}::timestamptz)`;
+    if (row.outcome === "admitted" && row.admission_id !== null && row.generation !== null) {
+      return { admitted: true, admissionId: row.admission_id, generation: row.generation };
+    }
+    return { admitted: false, reason: row.reason as AdmissionRefusal };
+  }
+
+  /** Marks the write done (`resolved`) or not done (`rejected`); only the first settle counts. */
+  async settle(input: {
+    workspaceId: string;
+    admissionId: string;
+    outcome: "resolved" | "rejected";
+  }): Promise<SettleOutcome> {
+    const a = parseInput(
+      z.object({
+        workspaceId: idSchema,
+        admissionId: idSchema,
+        outcome: z.enum(["resolved", "rejected"]),
+      }),
+      input,
+    );
+    const now = await this.#resources.clock.now();
+    const [row] = await this.#resources.db.$queryRaw<[{ result: SettleOutcome }]>`
+      SELECT berth_lease_settle_admission(${a.workspaceId}::uuid, ${a.admissionId}::uuid, ${a.outcome},
+        ${now}::timestamptz) AS result`;
+    return row.result;
+  }
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+import type { CasOutcome } from "./errors.ts";
+import { epochSchema, idSchema, parseInput } from "./inputs.ts";
+import { callLeaseFunctionOnce, Prisma } from "./leaseStore.ts";
+import { checkedResources, type LeaseResources } from "./resources.ts";
+import { casOutcome } from "./warmingSystem.ts";
+
+const fenceSchema = z.object({
+  workspaceId: idSchema,
+  leaseId: idSchema,
+  expectedEpoch: epochSchema,
+});
+const attemptSchema = fenceSchema.extend({ rematerializationId: idSchema });
+const revisionSchema = z.string().trim().min(1).max(200);
+const verifyingSchema = attemptSchema.extend({ revision: revisionSchema });
+const failSchema = attemptSchema.extend({
+  failureCode: z.string().trim().min(1).max(96),
+  retryable: z.boolean(),
+});
+/** A verified capture, as the archive store describes it. */
+export const archiveRecordSchema = z.object({
+  revision: revisionSchema,
+  sizeBytes: z.number().int().nonnegative(),
+  fileCount: z.number().int().nonnegative(),
+  storageKey: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, { error: "must be a sha256 in hex" }),
+});
+export type ArchiveRecord = z.infer<typeof archiveRecordSchema>;
+const publishSchema = fenceSchema.extend({
+  instanceId: z.string().min(1),
+  generation: z.number().int().nonnegative(),
+  archive: archiveRecordSchema,
+  actor: z.string().min(1).default("reaper"),
+});
+const actorSchema = z.object({
+  kind: z.enum(["user", "token", "system"]),
+  id: z.string().trim().min(1).max(200),
+});
+const startFreshSchema = fenceSchema.extend({ actor: actorSchema });
+const restoreSchema = fenceSchema.extend({
+  instanceId: z.string().min(1).nullable(),
+  revision: revisionSchema,
+  actor: actorSchema,
+});
+
+export type BeginRematerializationInput = z.input<typeof attemptSchema>;
+export type MarkVerifyingInput = z.input<typeof verifyingSchema>;
+export type FailRematerializationInput = z.input<typeof failSchema>;
+export type PublishArchiveInput = z.input<typeof publishSchema>;
+export type StartFreshInput = z.input<typeof startFreshSchema>;
+export type RestoreRevisionInput = z.input<typeof restoreSchema>;
+
+/**
+ * Restoring archives into new boxes, publishing captures, and the admin recovery actions.
+ * Every call is one lease function: a CAS whose loss is a named outcome.
+ */
+export class RecoverySystem {
+  readonly #resources: LeaseResources;
+
+  constructor(resources: LeaseResources) {
+    this.#resources = checkedResources(resources);
+  }
+
+  /**
+   * Starts the one restore attempt of this warming epoch. `blocked` means the archive cannot be
+   * trusted (incomplete or unverified): the lease is now cold and blocked, create nothing.
+   */
+  async beginRematerialization(
+    input: BeginRematerializationInput,
+  ): Promise<CasOutcome<"started" | "blocked">> {
+    const a = parseInput(attemptSchema, input);
+    return this.#call(
+      (
+        now,
+      ) => Prisma.sql`berth_lease_begin_rematerialization(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.rematerializationId}::uuid, ${now}::timestamptz)`,
+      ["started", "blocked"],
+    );
+  }
+
+  /** The box holds the restored tree and names its revision: it must be the selected one. */
+  async markVerifying(input: MarkVerifyingInput): Promise<CasOutcome<"verifying">> {
+    const a = parseInput(verifyingSchema, input);
+    return this.#call(
+      (now) => Prisma.sql`berth_lease_mark_verifying(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.rematerializationId}::uuid, ${a.revision}, ${now}::timestamptz)`,
+      ["verifying"],
+    );
+  }
+
+  /** The restore failed and its box is terminated: cold at epoch+1, counted toward the retry budget. */
+  async failRematerialization(input: FailRematerializationInput): Promise<CasOutcome<"failed">> {
+    const a = parseInput(failSchema, input);
+    return this.#call(
+      (
+        now,
+      ) => Prisma.sql`berth_lease_fail_rematerialization(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.rematerializationId}::uuid, ${a.failureCode}, ${a.retryable},
+        ${now}::timestamptz)`,
+      ["failed"],
+    );
+  }
+
+  /** Publishes a verified capture of generation g; refused while any admission <= g is unsettled. */
+  async publishArchive(input: PublishArchiveInput): Promise<CasOutcome<"published">> {
+    const a = parseInput(publishSchema, input);
+    return this.#call(
+      (now) => Prisma.sql`berth_lease_publish_archive(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.instanceId}, ${a.generation}::int, ${JSON.stringify(a.archive)}::jsonb,
+        ${a.actor}, ${now}::timestamptz)`,
+      ["published"],
+    );
+  }
+
+  /** Admin: gives up a blocked lease's workspace. Audited. */
+  async startFresh(input: StartFreshInput): Promise<CasOutcome<"started_fresh">> {
+    const a = parseInput(startFreshSchema, input);
+    return this.#call(
+      (now) => Prisma.sql`berth_lease_start_fresh(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.actor.kind}, ${a.actor.id}, ${now}::timestamptz)`,
+      ["started_fresh"],
+    );
+  }
+
+  /**
+   * Admin: selects revision R once the live box (if any, named by `instanceId`) was captured and
+   * stopped. Audited. Use RecoveryActions.restoreRevision, which does the capture first.
+   */
+  async restoreRevision(input: RestoreRevisionInput): Promise<CasOutcome<"restored">> {
+    const a = parseInput(restoreSchema, input);
+    return this.#call(
+      (now) => Prisma.sql`berth_lease_restore_revision(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.instanceId}::text, ${a.revision}, ${a.actor.kind}, ${a.actor.id},
+        ${now}::timestamptz)`,
+      ["restored"],
+    );
+  }
+
+  async #call<TDone extends string>(
+    call: (now: Date) => Prisma.Sql,
+    done: readonly TDone[],
+  ): Promise<CasOutcome<TDone>> {
+    const now = await this.#resources.clock.now();
+    return casOutcome(await callLeaseFunctionOnce(this.#resources.db, call(now)), done);
+  }
+}

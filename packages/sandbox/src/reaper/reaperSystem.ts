@@ -1,0 +1,124 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { RecoverySystem } from "../lease/recoverySystem.ts";
+import type { LeaseResources } from "../lease/resources.ts";
+import type { LeaseSnapshot } from "../lease/snapshot.ts";
+import { LeaseSweepSystem } from "../lease/sweepSystem.ts";
+import { WarmingSystem } from "../lease/warmingSystem.ts";
+import type { DrainPort } from "./drainPort.ts";
+
+/** How one lease's drain ended in a sweep. */
+export type DrainResult =
+  | "cold"
+  /** Capture unavailable or failed, or writes still in flight: still draining, retried next sweep. */
+  | "deferred"
+  /** The lease moved on (re-armed, superseded) while we worked: the box was left running. */
+  | "superseded";
+
+export interface SweepReport {
+  readonly expiredWarming: number;
+  readonly reapedHolders: number;
+  readonly drains: readonly {
+    readonly leaseId: string;
+    readonly result: DrainResult;
+    readonly detail?: string;
+  }[];
+}
+
+export interface ReaperOptions {
+  readonly resources: LeaseResources;
+  readonly drainPort: DrainPort;
+  /** How long a drain claim lasts before another reaper may take the lease over. */
+  readonly claimTtlMs?: number;
+}
+
+const DEFAULT_CLAIM_TTL_MS = 10 * 60_000;
+
+/**
+ * One reaper pass over every lease: expire warming, reap silent holders (which drains empty warm
+ * leases), then drain what is past its grace: capture, publish, stop, cold. Any number of
+ * reapers may sweep at once: every batch is claimed with SKIP LOCKED, so a lease is drained by
+ * exactly one of them. A box is never stopped without a published capture (or being gone).
+ */
+export class ReaperSystem {
+  readonly #sweeps: LeaseSweepSystem;
+  readonly #warming: WarmingSystem;
+  readonly #recovery: RecoverySystem;
+  readonly #drainPort: DrainPort;
+  readonly #claimTtlMs: number;
+
+  constructor(options: ReaperOptions) {
+    this.#sweeps = new LeaseSweepSystem(options.resources);
+    this.#warming = new WarmingSystem(options.resources);
+    this.#recovery = new RecoverySystem(options.resources);
+    this.#drainPort = options.drainPort;
+    this.#claimTtlMs = z
+      .number()
+      .int()
+      .positive()
+      .parse(options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
+  }
+
+  async sweepOnce(): Promise<SweepReport> {
+    const expired = await this.#sweeps.expireWarming();
+    const { reaped } = await this.#sweeps.reapHolders();
+    const claimed = await this.#sweeps.claimDrainable({
+      claimId: randomUUID(),
+      claimTtlMs: this.#claimTtlMs,
+    });
+    const drains = [];
+    for (const lease of claimed) drains.push({ leaseId: lease.id, ...(await this.#drain(lease)) });
+    return { expiredWarming: expired.length, reapedHolders: reaped, drains };
+  }
+
+  async #drain(lease: LeaseSnapshot): Promise<{ result: DrainResult; detail?: string }> {
+    const fence = { workspaceId: lease.workspaceId, leaseId: lease.id, expectedEpoch: lease.epoch };
+    if (lease.instanceId === null)
+      return this.#cold({ ...fence, instanceId: null, providerMissing: false });
+    let capture;
+    try {
+      capture = await this.#drainPort.capture(lease);
+    } catch (error) {
+      await this.#sweeps.releaseDrainClaim(lease);
+      return {
+        result: "deferred",
+        detail: `capture failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    switch (capture.kind) {
+      case "unavailable":
+        await this.#sweeps.releaseDrainClaim(lease);
+        return { result: "deferred", detail: capture.reason };
+      case "provider_missing":
+        return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: true });
+      case "captured": {
+        const published = await this.#recovery.publishArchive({
+          ...fence,
+          instanceId: lease.instanceId,
+          generation: capture.generation,
+          archive: capture.archive,
+        });
+        if (published.outcome === "lost") {
+          await this.#sweeps.releaseDrainClaim(lease);
+          const result = published.reason === "admissions_unsettled" ? "deferred" : "superseded";
+          return { result, detail: published.reason };
+        }
+        await this.#drainPort.stop(lease);
+        return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: false });
+      }
+    }
+  }
+
+  async #cold(input: {
+    workspaceId: string;
+    leaseId: string;
+    expectedEpoch: number;
+    instanceId: string | null;
+    providerMissing: boolean;
+  }): Promise<{ result: DrainResult; detail?: string }> {
+    const cold = await this.#warming.confirmDrainCold({ ...input, actor: "reaper" });
+    return cold.outcome === "cold"
+      ? { result: "cold" }
+      : { result: "superseded", detail: cold.reason };
+  }
+}
