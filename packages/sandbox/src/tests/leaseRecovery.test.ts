@@ -531,6 +531,38 @@ describe("recovery (spec/lease.md §5, §13)", () => {
   });
 });
 
+describe("incomplete archives", () => {
+  it("a box lost after writes its archive did not capture is degraded and blocked, never restored from the older archive", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const archived = await archivedWarmLease(w, s, "box-i");
+    const write = await w.admissions.admit({
+      ...s,
+      leaseId: archived.id,
+      expectedEpoch: 1,
+      instanceId: "box-i",
+      holderKind: "turn",
+      holderId: "turn-attempt:first",
+      routeTargetId: null,
+      routeEpoch: 0,
+      operation: "fs.write",
+    });
+    expect(write).toMatchObject({ admitted: true, generation: 2 });
+
+    const lost = await w.warming.markInstanceLost({ workspaceId: s.workspaceId, leaseId: archived.id, expectedEpoch: 1, instanceId: "box-i", actor: "o" });
+
+    expect(lost).toMatchObject({
+      outcome: "marked",
+      lease: { restoreStatus: "degraded", failureCode: "archive_generation_mismatch", retryable: false, archiveComplete: false },
+    });
+    expect(await w.leases.acquire({ ...s, kind: "viewer", holderId: "v" })).toMatchObject({
+      role: "blocked",
+      reason: "restore_degraded",
+      lease: { epoch: 2, restoreStatus: "degraded" },
+    });
+  });
+});
+
 describe("write admissions (spec/lease.md §5.9)", () => {
   it("admits under the exact fence, refuses a stale route, holder or epoch, and gates publishing on settlement", async () => {
     const w = world.current;
