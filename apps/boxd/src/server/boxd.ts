@@ -1,0 +1,175 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { once } from "node:events";
+import { BoxError, boxOperations, streamRoutes, type BoxOperationName } from "@berth/box-protocol";
+import type { z } from "zod";
+import type { Logger } from "pino";
+import { childBaseEnv } from "../env.ts";
+import { sweepStaleTemp } from "../fs/sweepTemp.ts";
+import { WorkspaceRoot } from "../fs/workspaceRoot.ts";
+import { SHUTDOWN_GRACE_MS } from "../limits.ts";
+import { TerminalRegistry } from "../terminals/terminalRegistry.ts";
+import { createAttachServer } from "./attach.ts";
+import { isAuthorized } from "./auth.ts";
+import type { BoxdContext } from "./context.ts";
+import { createHandlers, type Handlers } from "./handlers.ts";
+import { readJsonBody } from "./requestBody.ts";
+import { sendError, sendJson } from "./respond.ts";
+import { handleCapture, handleDownload, handleHydrate, handleUpload } from "./streamHandlers.ts";
+
+export interface StartBoxdOptions {
+  readonly root: string;
+  readonly token: string;
+  readonly instanceId: string;
+  readonly host: string;
+  /** 0 picks a free port; the bound one is in the result. */
+  readonly port: number;
+  readonly logger: Logger;
+}
+
+export interface RunningBoxd {
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting, closes terminals and connections; resolves once the server is closed. */
+  stop(): Promise<void>;
+}
+
+const jsonRoutes = new Map(
+  (Object.keys(boxOperations) as BoxOperationName[]).map((name) => [
+    boxOperations[name].path,
+    name,
+  ]),
+);
+
+export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd> {
+  const root = await WorkspaceRoot.open(options.root);
+  const logger = options.logger;
+  const context: BoxdContext = {
+    root,
+    terminals: new TerminalRegistry(),
+    git: { root: root.realPath, baseEnv: childBaseEnv() },
+    baseEnv: childBaseEnv(),
+    instanceId: options.instanceId,
+    token: options.token,
+    logger,
+  };
+  const handlers = createHandlers(context);
+  const attach = createAttachServer(context);
+  let ready = false;
+
+  const server = createServer((request, response) => {
+    void route({ context, handlers, ready: () => ready }, request, response).catch(
+      (error: unknown) => {
+        // A refused upload may be unread: drain it so the client reads our error reply
+        // instead of a reset connection.
+        request.resume();
+        sendError(response, error, logger);
+      },
+    );
+  });
+  server.on("upgrade", attach.handleUpgrade);
+  server.listen(options.port, options.host);
+  await once(server, "listening");
+  const port = (server.address() as AddressInfo).port;
+  ready = true;
+  void sweepStaleTemp(root, logger);
+
+  return {
+    host: options.host,
+    port,
+    stop: async () => {
+      ready = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      context.terminals.closeAll();
+      attach.closeAll();
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      await closed;
+      clearTimeout(timer);
+      await root.close();
+    },
+  };
+}
+
+interface Routing {
+  readonly context: BoxdContext;
+  readonly handlers: Handlers;
+  readonly ready: () => boolean;
+}
+
+async function route(
+  routing: Routing,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const { context } = routing;
+  const url = new URL(request.url ?? "/", "http://boxd");
+  const method = request.method ?? "GET";
+  // Health and readiness answer without the token: they reveal nothing but liveness.
+  if (url.pathname === streamRoutes.health) {
+    sendJson(response, 200, { ok: true, instanceId: context.instanceId });
+    return;
+  }
+  if (url.pathname === streamRoutes.ready) {
+    const ready = routing.ready();
+    sendJson(response, ready ? 200 : 503, { ready, instanceId: context.instanceId });
+    return;
+  }
+  if (!isAuthorized(request, context.token)) {
+    throw new BoxError("unauthorized", "missing or wrong token");
+  }
+  const started = performance.now();
+  const name = jsonRoutes.get(url.pathname);
+  if (name !== undefined) {
+    if (method !== "POST") throw new BoxError("invalid_request", `${url.pathname} takes POST`);
+    await callHandler(routing.handlers, name, { body: await readJsonBody(request), response });
+  } else {
+    await routeStream({ context, request, response, url, method });
+  }
+  context.logger.debug(
+    { method, path: url.pathname, ms: Math.round(performance.now() - started) },
+    "request",
+  );
+}
+
+async function routeStream(exchange: {
+  readonly context: BoxdContext;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly url: URL;
+  readonly method: string;
+}): Promise<void> {
+  const { context, request, response, url, method } = exchange;
+  const endpoint = `${method} ${url.pathname}`;
+  switch (endpoint) {
+    case `PUT ${streamRoutes.upload}`:
+      return handleUpload(context, { request, response, url });
+    case `GET ${streamRoutes.download}`:
+      return handleDownload(context, response, url);
+    case `GET ${streamRoutes.capture}`:
+      return handleCapture(context, response);
+    case `PUT ${streamRoutes.hydrate}`:
+      return handleHydrate(context, request, response);
+    default:
+      throw new BoxError("not_found", `no endpoint ${endpoint}`);
+  }
+}
+
+async function callHandler(
+  handlers: Handlers,
+  name: BoxOperationName,
+  exchange: { readonly body: unknown; readonly response: ServerResponse },
+): Promise<void> {
+  const operation = boxOperations[name];
+  const parsed = (operation.request as z.ZodType).safeParse(exchange.body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join(".") ?? "";
+    throw new BoxError(
+      "invalid_request",
+      `${name}: ${where ? `${where}: ` : ""}${issue?.message ?? ""}`,
+    );
+  }
+  const handler = handlers[name] as (request: unknown) => Promise<unknown>;
+  sendJson(exchange.response, 200, await handler(parsed.data));
+}

@@ -1,0 +1,16 @@
+import type { Logger } from "pino";
+import type { WorkspaceRoot } from "../fs/workspaceRoot.ts";
+import type { GitContext } from "../git/runGit.ts";
+import type { TerminalRegistry } from "../terminals/terminalRegistry.ts";
+
+/** What every handler may use: built once at start. */
+export interface BoxdContext {
+  readonly root: WorkspaceRoot;
+  readonly terminals: TerminalRegistry;
+  readonly git: GitContext;
+  /** boxd's environment without BOXD_*, for the processes it starts. */
+  readonly baseEnv: Readonly<Record<string, string>>;
+  readonly instanceId: string;
+  readonly token: string;
+  readonly logger: Logger;
+}

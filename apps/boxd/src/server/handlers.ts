@@ -1,0 +1,92 @@
+import {
+  BoxError,
+  type BoxOperationName,
+  type OperationRequest,
+  type OperationResponse,
+} from "@berth/box-protocol";
+import { atomicWrite } from "../fs/atomicWrite.ts";
+import { confinedFolder } from "../fs/confinedFolder.ts";
+import {
+  listFolder,
+  makeFolder,
+  moveEntry,
+  readFile,
+  removeEntry,
+  statEntry,
+} from "../fs/fileOps.ts";
+import { runExec } from "../exec/runExec.ts";
+import * as git from "../git/gitOps.ts";
+import { MAX_INLINE_BYTES } from "../limits.ts";
+import { buildManifest } from "../workspace/manifestBuilder.ts";
+import type { BoxdContext } from "./context.ts";
+
+export type Handlers = {
+  readonly [K in BoxOperationName]: (request: OperationRequest<K>) => Promise<OperationResponse<K>>;
+};
+
+/** One handler per JSON operation; the compiler checks every operation has one. */
+export function createHandlers(context: BoxdContext): Handlers {
+  const { root, terminals } = context;
+  return {
+    list: (request) => listFolder(root, request),
+    stat: (request) => statEntry(root, request),
+    read: (request) => readFile(root, request),
+    write: (request) => {
+      const bytes = Buffer.from(request.content, request.encoding);
+      if (bytes.byteLength > MAX_INLINE_BYTES) {
+        throw new BoxError("too_large", "inline writes are at most 8 MiB: use the upload stream");
+      }
+      return atomicWrite(root, {
+        path: request.path,
+        content: [bytes],
+        expectedVersion: request.expectedVersion,
+        mode: request.mode,
+        createParents: request.createParents,
+      });
+    },
+    mkdir: (request) => makeFolder(root, request),
+    move: (request) => moveEntry(root, request),
+    remove: (request) => removeEntry(root, request),
+    gitStatus: () => git.gitStatus(context.git),
+    gitDiff: (request) => git.gitDiff(context.git, request),
+    gitLog: (request) => git.gitLog(context.git, request),
+    gitShow: (request) => git.gitShow(context.git, request),
+    gitBranches: () => git.gitBranches(context.git),
+    gitCheckout: (request) => git.gitCheckout(context.git, request),
+    gitAdd: (request) => git.gitAdd(context.git, request),
+    gitCommit: (request) => git.gitCommit(context.git, request),
+    exec: async (request) => {
+      const folder = await confinedFolder(root, request.cwd);
+      return runExec({ cwd: folder.realPath, baseEnv: context.baseEnv }, request);
+    },
+    openTerminal: async (request) => {
+      const folder = await confinedFolder(root, request.cwd);
+      const terminal = terminals.open({
+        cwd: folder.realPath,
+        cwdPath: folder.path,
+        cols: request.cols,
+        rows: request.rows,
+        env: { ...context.baseEnv, ...request.env },
+      });
+      context.logger.info({ terminal: terminal.id, cwd: folder.path }, "terminal opened");
+      return terminal.info();
+    },
+    listTerminals: () => Promise.resolve({ terminals: terminals.list() }),
+    writeTerminal: (request) => {
+      terminals.get(request.id).write(request.data);
+      return Promise.resolve({ ok: true as const });
+    },
+    resizeTerminal: (request) => {
+      terminals.get(request.id).resize(request.cols, request.rows);
+      return Promise.resolve({ ok: true as const });
+    },
+    readTerminal: (request) =>
+      Promise.resolve({ events: terminals.get(request.id).backlog(request.since) }),
+    closeTerminal: (request) => {
+      terminals.close(request.id);
+      context.logger.info({ terminal: request.id }, "terminal closed");
+      return Promise.resolve({ ok: true as const });
+    },
+    manifest: () => buildManifest(root),
+  };
+}

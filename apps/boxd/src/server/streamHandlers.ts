@@ -1,0 +1,80 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { pipeline } from "node:stream/promises";
+import { BoxError, decodeUploadQuery } from "@berth/box-protocol";
+import { atomicWrite } from "../fs/atomicWrite.ts";
+import { openRegularFile } from "../fs/fileOps.ts";
+import { joinPath, parseWorkspacePath } from "../fs/workspacePath.ts";
+import { fsError } from "../fs/fsErrors.ts";
+import { captureWorkspace } from "../workspace/capture.ts";
+import { hydrateWorkspace } from "../workspace/hydrate.ts";
+import type { BoxdContext } from "./context.ts";
+import { sendJson } from "./respond.ts";
+
+/** PUT raw bytes: streamed into the temp file of an atomic write, never held in memory. */
+export async function handleUpload(
+  context: BoxdContext,
+  exchange: {
+    readonly request: IncomingMessage;
+    readonly response: ServerResponse;
+    readonly url: URL;
+  },
+): Promise<void> {
+  const { request, response, url } = exchange;
+  const options = decodeUploadQuery(url.searchParams);
+  const result = await atomicWrite(context.root, { ...options, content: request });
+  sendJson(response, 200, result);
+}
+
+/** GET the file's bytes, exactly the size it had when opened. */
+export async function handleDownload(
+  context: BoxdContext,
+  response: ServerResponse,
+  url: URL,
+): Promise<void> {
+  const components = parseWorkspacePath(url.searchParams.get("path") ?? "");
+  const path = joinPath(components);
+  const resolved = await context.root.resolve(components, { followLast: true, shownPath: path });
+  try {
+    if (resolved.name === undefined)
+      throw new BoxError("wrong_type", `${path || "the root"}: is a folder`);
+    const file = await openRegularFile(context.root, {
+      directory: resolved.directory,
+      name: resolved.name,
+      path,
+    });
+    const { size } = await file.stat();
+    response.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": size,
+    });
+    if (size === 0) {
+      await file.close();
+      response.end();
+      return;
+    }
+    await pipeline(file.createReadStream({ start: 0, end: size - 1 }), response);
+  } catch (error) {
+    throw fsError(error, path);
+  } finally {
+    await resolved.directory.close();
+  }
+}
+
+export async function handleCapture(context: BoxdContext, response: ServerResponse): Promise<void> {
+  // A header, not writeHead: until the first tar bytes go out, a failure can still be a
+  // proper error reply; after that it can only cut the connection (the client sees a
+  // truncated archive, which its verification refuses).
+  response.setHeader("content-type", "application/x-tar");
+  const result = await captureWorkspace(context.root, response);
+  context.logger.info(result, "workspace captured");
+}
+
+export async function handleHydrate(
+  context: BoxdContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const result = await hydrateWorkspace(context.root, request);
+  context.logger.info(result, "workspace hydrated");
+  sendJson(response, 200, result);
+}

@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import { spawn, type IPty } from "node-pty";
+import type { TerminalEvent, TerminalInfo } from "@berth/box-protocol";
+import { TERMINAL_REPLAY_BYTES } from "../limits.ts";
+import { ReplayBuffer } from "./replayBuffer.ts";
+
+export type TerminalListener = (event: TerminalEvent) => void;
+
+export interface TerminalOptions {
+  /** Real path of the starting folder (already confined). */
+  readonly cwd: string;
+  /** The same folder relative to the workspace, for listings. */
+  readonly cwdPath: string;
+  readonly cols: number;
+  readonly rows: number;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * One bash on a PTY. Its output is numbered and kept in a bounded replay buffer, so clients
+ * come and go (it outlives every connection) and each resumes from the last number it saw.
+ */
+export class Terminal {
+  readonly id = randomUUID();
+  readonly createdAt = new Date().toISOString();
+  private readonly pty: IPty;
+  private readonly buffer = new ReplayBuffer(TERMINAL_REPLAY_BYTES);
+  private readonly listeners = new Set<TerminalListener>();
+  private exit: { exitCode: number | null; signal: number | null } | undefined;
+
+  constructor(private readonly options: TerminalOptions) {
+    this.pty = spawn("bash", [], {
+      name: "xterm-256color",
+      cols: options.cols,
+      rows: options.rows,
+      cwd: options.cwd,
+      env: { TERM: "xterm-256color", ...options.env },
+    });
+    this.pty.onData((data) => this.emit(this.buffer.append(data)));
+    this.pty.onExit(({ exitCode, signal }) => {
+      this.exit = { exitCode, signal: signal ?? null };
+      this.emit({ type: "exit", ...this.exit });
+    });
+  }
+
+  info(): TerminalInfo {
+    return {
+      id: this.id,
+      pid: this.pty.pid,
+      cols: this.pty.cols,
+      rows: this.pty.rows,
+      cwd: this.options.cwdPath,
+      createdAt: this.createdAt,
+      exited: this.exit !== undefined,
+      exitCode: this.exit?.exitCode ?? null,
+      signal: this.exit?.signal ?? null,
+      lastSeq: this.buffer.lastSeq,
+    };
+  }
+
+  /** What a reader that has everything up to `since` missed (and the exit, once exited). */
+  backlog(since: number): TerminalEvent[] {
+    const events = this.buffer.since(since);
+    if (this.exit !== undefined) events.push({ type: "exit", ...this.exit });
+    return events;
+  }
+
+  /**
+   * The backlog and the live subscription, taken in one synchronous step: no output can fall
+   * between the two, and none arrives twice.
+   */
+  attach(
+    since: number,
+    listener: TerminalListener,
+  ): { backlog: TerminalEvent[]; detach: () => void } {
+    const backlog = this.backlog(since);
+    this.listeners.add(listener);
+    return { backlog, detach: () => this.listeners.delete(listener) };
+  }
+
+  write(data: string): void {
+    if (this.exit === undefined) this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.exit === undefined) this.pty.resize(cols, rows);
+  }
+
+  /** Hangs up the shell (SIGHUP reaches its whole session, as when a terminal window closes). */
+  close(): void {
+    this.listeners.clear();
+    if (this.exit === undefined) this.pty.kill("SIGHUP");
+  }
+
+  private emit(event: TerminalEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}

@@ -1,0 +1,208 @@
+import { mkdir, open, rename, rmdir } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import {
+  BoxError,
+  createManifest,
+  isManifestEntry,
+  manifestRevision,
+  normalizeTarPath,
+  readEmbeddedManifest,
+  type HydrateResult,
+  type Manifest,
+  type ManifestEntry,
+  type PaxHeaders,
+} from "@berth/box-protocol";
+import { extract } from "tar-stream";
+import { readNames } from "../fs/fileInfo.ts";
+import { errnoOf, fsError } from "../fs/fsErrors.ts";
+import { KeyedLock } from "../fs/keyedLock.ts";
+import { removeTree } from "../fs/removeTree.ts";
+import { isTempName, newTempName } from "../fs/tempNames.ts";
+import { at, DIRECTORY_FLAGS, reopen, type WorkspaceRoot } from "../fs/workspaceRoot.ts";
+import { extractEntry } from "./extractEntry.ts";
+
+/**
+ * Extracts a tar into an empty workspace. Everything lands first in a hidden staging folder
+ * inside the root and moves up only once the whole archive extracted (and matched its
+ * embedded manifest, when it has one), so a refused or broken archive leaves the workspace
+ * empty. Refused: absolute names and `..` (outside_workspace), any entry whose path runs
+ * through a symlink — including one the same archive just created (outside_workspace), and
+ * hardlinks, devices, FIFOs and duplicate names (invalid_archive). Nothing is ever opened
+ * through a symlink: every folder is entered with O_NOFOLLOW from its held parent.
+ */
+export async function hydrateWorkspace(
+  root: WorkspaceRoot,
+  source: Readable,
+): Promise<HydrateResult> {
+  return oneAtATime.run("hydrate", () => hydrateOnce(root, source));
+}
+
+/** Two hydrates at once would both find the root empty; they take turns instead. */
+const oneAtATime = new KeyedLock();
+
+async function hydrateOnce(root: WorkspaceRoot, source: Readable): Promise<HydrateResult> {
+  const top = await root.openRoot();
+  const stagingName = newTempName("hydrate");
+  let staging: FileHandle | undefined;
+  try {
+    await assertEmpty(top);
+    await mkdir(at(top, stagingName), 0o700);
+    staging = await open(at(top, stagingName), DIRECTORY_FLAGS);
+    const extracted = await extractInto(staging, source);
+    await assertEmpty(top);
+    const { names } = await readNames(staging);
+    for (const name of names) await rename(at(staging, name), at(top, name));
+    await staging.close();
+    staging = undefined;
+    await rmdir(at(top, stagingName));
+    await top.sync();
+    return extracted;
+  } catch (error) {
+    // Read and drop the rest of the body, so the client gets this error as the reply.
+    source.unpipe();
+    source.resume();
+    await staging?.close();
+    await removeTree(top, stagingName).catch(() => undefined);
+    throw asHydrateError(error);
+  } finally {
+    await top.close();
+  }
+}
+
+async function assertEmpty(top: FileHandle): Promise<void> {
+  const { names, undecodable } = await readNames(top);
+  if (undecodable > 0 || names.some((name) => !isTempName(name))) {
+    throw new BoxError("not_empty", "hydrate needs an empty workspace; this one has entries");
+  }
+}
+
+async function extractInto(staging: FileHandle, source: Readable): Promise<HydrateResult> {
+  const parser = extract();
+  source.on("error", (error) => parser.destroy(error));
+  source.pipe(parser);
+  const entries = new Map<string, ManifestEntry>();
+  let embedded: Manifest | undefined;
+  for await (const entry of parser) {
+    const header = entry.header as PaxHeaders;
+    if (embedded !== undefined) throw invalid("an entry follows the manifest entry");
+    if (isManifestEntry(header)) {
+      embedded = await readEmbeddedManifest(entry);
+      continue;
+    }
+    const path = normalizeTarPath(header.name);
+    const components = archivePath(header.name, path);
+    const existing = entries.get(path);
+    if (existing !== undefined && !(existing.type === "dir" && header.type === "directory")) {
+      throw invalid(`${path}: appears twice in the archive`);
+    }
+    const parent = await enterParents(staging, components, entries);
+    try {
+      const name = components.at(-1) ?? "";
+      const line = await extractEntry({ parent, name, path, header, body: entry });
+      entries.set(path, line);
+    } finally {
+      await parent.close();
+    }
+  }
+  await applyFolderModes(staging, entries);
+  const manifest = createManifest([...entries.values()]);
+  const revision = manifestRevision(manifest);
+  if (embedded !== undefined && manifestRevision(embedded) !== revision) {
+    throw invalid("the extracted tree does not match the archive's own manifest");
+  }
+  return { revision, entries: entries.size, verified: embedded !== undefined };
+}
+
+/** Checks an entry name: relative, no `..`, no NUL, not one of boxd's reserved names. */
+function archivePath(raw: string, path: string): string[] {
+  if (raw.startsWith("/")) throw escapes(raw, "is an absolute path");
+  const components = path.split("/").filter((part) => part !== "" && part !== ".");
+  if (components.length === 0) throw invalid(`an entry has an empty name (${JSON.stringify(raw)})`);
+  if (components.includes("..")) throw escapes(raw, "climbs out with ..");
+  if (path.includes("\0")) throw invalid(`${JSON.stringify(raw)}: NUL in a name`);
+  if (components.some(isTempName))
+    throw invalid(`${path}: names starting .berth-tmp- are reserved`);
+  return components;
+}
+
+/** Opens the entry's parent folder, creating missing ones (recorded as 0755 folders). */
+async function enterParents(
+  staging: FileHandle,
+  components: readonly string[],
+  entries: Map<string, ManifestEntry>,
+): Promise<FileHandle> {
+  let folder = await reopen(staging);
+  try {
+    for (let depth = 0; depth < components.length - 1; depth += 1) {
+      const name = components[depth] ?? "";
+      const path = components.slice(0, depth + 1).join("/");
+      const existing = entries.get(path);
+      if (existing?.type === "symlink") {
+        throw escapes(path, "is a symlink, and entries below it would be written through it");
+      }
+      if (existing === undefined) {
+        await mkdir(at(folder, name), 0o755);
+        entries.set(path, { path, type: "dir", mode: 0o755 });
+      }
+      const next = await openNoFollow(folder, name, path);
+      await folder.close();
+      folder = next;
+    }
+    return folder;
+  } catch (error) {
+    await folder.close();
+    throw error;
+  }
+}
+
+async function openNoFollow(folder: FileHandle, name: string, path: string): Promise<FileHandle> {
+  try {
+    return await open(at(folder, name), DIRECTORY_FLAGS);
+  } catch (error) {
+    // Only what this archive created is here, and its symlinks are caught above; this is
+    // the kernel's word for the same thing, should anything else have put a link there.
+    if (errnoOf(error) === "ELOOP") throw escapes(path, "is a symlink");
+    if (errnoOf(error) === "ENOTDIR")
+      throw invalid(`${path}: is not a folder, and entries follow below it`);
+    throw error;
+  }
+}
+
+/** Folder modes last, deepest first, so a read-only folder does not block its own contents. */
+async function applyFolderModes(
+  staging: FileHandle,
+  entries: Map<string, ManifestEntry>,
+): Promise<void> {
+  const folders = [...entries.values()].filter((entry) => entry.type === "dir");
+  folders.sort((left, right) => right.path.split("/").length - left.path.split("/").length);
+  for (const folder of folders) {
+    let handle = await reopen(staging);
+    try {
+      for (const name of folder.path.split("/")) {
+        const next = await open(at(handle, name), DIRECTORY_FLAGS);
+        await handle.close();
+        handle = next;
+      }
+      await handle.chmod(folder.mode);
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** Filesystem failures keep their meaning; anything else the parser threw means a bad archive. */
+function asHydrateError(error: unknown): BoxError {
+  if (error instanceof BoxError) return error;
+  if (errnoOf(error) !== undefined) return fsError(error, "");
+  const reason = error instanceof Error ? error.message : String(error);
+  return invalid(`not a readable tar archive: ${reason}`);
+}
+
+function invalid(message: string): BoxError {
+  return new BoxError("invalid_archive", message);
+}
+
+function escapes(path: string, why: string): BoxError {
+  return new BoxError("outside_workspace", `${path}: ${why}; refused`);
+}

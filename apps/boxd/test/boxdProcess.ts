@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { mkdtemp, realpath } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
+
+const main = join(import.meta.dirname, "..", "src", "main.ts");
+
+/** The secret tests derive tokens from, as Berth derives them from BERTH_SECRET. */
+export const TEST_SECRET = "berth-test-secret-not-for-production";
+
+export interface BoxdProcess {
+  readonly child: ChildProcess;
+  readonly root: string;
+  readonly instanceId: string;
+  readonly token: string;
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly client: BoxClient;
+  readonly output: () => string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then wait for the exit. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL, as a crash would. */
+  kill(): Promise<void>;
+}
+
+export async function tempFolder(prefix = "boxd-"): Promise<string> {
+  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+}
+
+export interface StartOptions {
+  readonly root?: string;
+  readonly instanceId?: string;
+  readonly env?: Record<string, string>;
+}
+
+/** The real boxd entry as a child process on port 0, ready when it logs its "listening" line. */
+export async function startBoxd(options: StartOptions = {}): Promise<BoxdProcess> {
+  const root = options.root ?? (await tempFolder());
+  const instanceId = options.instanceId ?? `box-${Math.random().toString(36).slice(2, 10)}`;
+  const token = deriveBoxToken({ secret: TEST_SECRET, instanceId });
+  const child = spawn(process.execPath, ["--import", "tsx", main], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      BOXD_TOKEN: token,
+      BOXD_INSTANCE_ID: instanceId,
+      BOXD_ROOT: root,
+      BOXD_PORT: "0",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(child, "exit").then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+  const port = await Promise.race([
+    waitForPort(() => output),
+    exited.then(({ code }) => {
+      throw new Error(`boxd exited (${String(code)}) before listening:\n${output}`);
+    }),
+  ]);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    child,
+    root,
+    instanceId,
+    token,
+    baseUrl,
+    port,
+    client: createBoxClient({ baseUrl, token }),
+    output: () => output,
+    exited,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+    kill: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+async function waitForPort(output: () => string): Promise<number> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const line = output()
+      .split("\n")
+      .find((text) => text.includes('"msg":"listening"'));
+    if (line !== undefined) return (JSON.parse(line) as { port: number }).port;
+    if (Date.now() > deadline) throw new Error(`boxd did not listen in time:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Alive and not a zombie (an orphan may wait for an init that never reaps it). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, "utf8");
+    return !/^\d+ \(.*\) Z /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+/** Awaits `work` and returns the BoxError code it failed with (fails the test if it succeeded). */
+export async function errorCode(work: Promise<unknown>): Promise<string> {
+  try {
+    await work;
+  } catch (error) {
+    if (typeof error === "object" && error !== null && "code" in error) return String(error.code);
+    throw error;
+  }
+  throw new Error("expected the call to fail");
+}

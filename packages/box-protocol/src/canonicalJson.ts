@@ -1,0 +1,78 @@
+/**
+ * The canonical JSON serializer: the one place that decides the bytes Berth hashes, so that
+ * boxd, the Kubernetes backend and any verifier compute the same revision for the same data.
+ *
+ * Rules: object keys sorted by UTF-16 code unit at every depth (JavaScript's default string
+ * order, spelled out so no locale ever creeps in); object members whose value is `undefined`
+ * dropped; arrays kept in order, with `undefined` items written as `null` (as JSON.stringify
+ * does, so positions never shift); strings and numbers as JSON.stringify writes them; no
+ * whitespace. Anything JSON cannot carry exactly (non-finite numbers, bigints, functions,
+ * symbols, non-plain objects such as Date or Map) is refused rather than silently coerced.
+ */
+
+/** A value canonicalJson can serialize. */
+export type CanonicalJsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly CanonicalJsonValue[]
+  | { readonly [key: string]: CanonicalJsonValue };
+
+/** The value holds something canonical JSON cannot represent exactly. */
+export class CanonicalJsonError extends Error {
+  override readonly name = "CanonicalJsonError";
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`canonical JSON: ${path || "(root)"} ${reason}`);
+  }
+}
+
+/** Orders strings by UTF-16 code unit, never by locale. */
+export function compareUtf16(left: string, right: string): number {
+  if (left < right) return -1;
+  return left > right ? 1 : 0;
+}
+
+export function canonicalJson(value: CanonicalJsonValue): string {
+  const text = serialize(value, "");
+  if (text === undefined) throw new CanonicalJsonError("", "is undefined");
+  return text;
+}
+
+function serialize(value: unknown, path: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value === "boolean") return JSON.stringify(value);
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new CanonicalJsonError(path, `is ${String(value)}`);
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) {
+    const items = value.map((item: unknown, index) => serialize(item, `${path}[${index}]`));
+    return `[${items.map((item) => item ?? "null").join(",")}]`;
+  }
+  if (typeof value === "object" && isPlainObject(value)) {
+    const record = value as Record<string, unknown>;
+    const members: string[] = [];
+    for (const key of Object.keys(record).sort(compareUtf16)) {
+      const text = serialize(record[key], `${path}.${key}`);
+      if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+    }
+    return `{${members.join(",")}}`;
+  }
+  throw new CanonicalJsonError(path, `is a ${describe(value)}, not a JSON value`);
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "object" && value !== null) return value.constructor.name;
+  return typeof value;
+}

@@ -1,0 +1,110 @@
+import type { Writable } from "node:stream";
+import {
+  boxOperations,
+  streamRoutes,
+  type BoxOperationName,
+  type OperationInput,
+  type OperationResponse,
+} from "../operations.ts";
+import type { WriteResponse } from "../schemas/files.ts";
+import {
+  healthResponseSchema,
+  readyResponseSchema,
+  type HydrateResult,
+} from "../schemas/workspace.ts";
+import { boxErrorFromResponse } from "../errors.ts";
+import { callOperation, parseReply, send, transportError, type ClientContext } from "./http.ts";
+import {
+  capture,
+  download,
+  hydrate,
+  upload,
+  type BodySource,
+  type CaptureResult,
+  type Download,
+  type UploadInput,
+} from "./streams.ts";
+import {
+  attachTerminal,
+  type AttachTerminalOptions,
+  type TerminalConnection,
+} from "./terminalAttach.ts";
+import type { z } from "zod";
+
+/** True when a request has no required field (zod types an empty object as Record<string, never>). */
+type AllOptional<T> = T extends Record<string, never> ? true : Partial<T> extends T ? true : false;
+
+/** Operations whose request has no required field may be called without an argument. */
+type OperationMethods = {
+  readonly [K in BoxOperationName]: (
+    ...input: AllOptional<OperationInput<K>> extends true
+      ? [OperationInput<K>?]
+      : [OperationInput<K>]
+  ) => Promise<OperationResponse<K>>;
+};
+
+/** A typed client of one boxd. Every method rejects with a BoxError only. */
+export interface BoxClient extends OperationMethods {
+  health(): Promise<z.output<typeof healthResponseSchema>>;
+  /** `ready: false` while boxd starts or shuts down. */
+  ready(): Promise<z.output<typeof readyResponseSchema>>;
+  upload(input: UploadInput): Promise<WriteResponse>;
+  download(input: { readonly path: string }): Promise<Download>;
+  capture(input: { readonly destination: Writable }): Promise<CaptureResult>;
+  hydrate(input: { readonly body: BodySource }): Promise<HydrateResult>;
+  attachTerminal(options: AttachTerminalOptions): Promise<TerminalConnection>;
+}
+
+export interface CreateBoxClientOptions {
+  /** boxd's address, e.g. http://127.0.0.1:7070 (a path prefix is kept). */
+  readonly baseUrl: string | URL;
+  readonly token: string;
+  /** Limit for each request; unset waits as long as boxd takes. */
+  readonly timeoutMs?: number;
+}
+
+export function createBoxClient(options: CreateBoxClientOptions): BoxClient {
+  const context: ClientContext = {
+    baseUrl: new URL(options.baseUrl),
+    token: options.token,
+    timeoutMs: options.timeoutMs,
+  };
+  const operations = Object.fromEntries(
+    (Object.keys(boxOperations) as BoxOperationName[]).map((name) => [
+      name,
+      (input?: OperationInput<typeof name>) => callOperation(context, name, input ?? {}),
+    ]),
+  ) as unknown as OperationMethods;
+  return {
+    ...operations,
+    health: async () => {
+      const response = await send(context, {
+        method: "GET",
+        path: streamRoutes.health,
+        anonymous: true,
+      });
+      return parseReply(healthResponseSchema, await response.text(), "health");
+    },
+    ready: () => readiness(context),
+    upload: (input) => upload(context, input),
+    download: (input) => download(context, input),
+    capture: (input) => capture(context, input),
+    hydrate: (input) => hydrate(context, input),
+    attachTerminal: (attach) => attachTerminal(context, attach),
+  };
+}
+
+/** Readiness answers 503 with a body while not ready: that is an answer, not a failure. */
+async function readiness(context: ClientContext): Promise<z.output<typeof readyResponseSchema>> {
+  let response: Response;
+  try {
+    response = await fetch(new URL(streamRoutes.ready, context.baseUrl));
+  } catch (error) {
+    throw transportError(error);
+  }
+  const text = await response.text();
+  if (response.status !== 200 && response.status !== 503) {
+    throw boxErrorFromResponse(response.status, text);
+  }
+  return parseReply(readyResponseSchema, text, "ready");
+}

@@ -1,0 +1,131 @@
+import type { z } from "zod";
+import { BoxError, boxErrorFromResponse } from "../errors.ts";
+import {
+  boxOperations,
+  type BoxOperationName,
+  type OperationInput,
+  type OperationResponse,
+} from "../operations.ts";
+
+export interface ClientContext {
+  readonly baseUrl: URL;
+  readonly token: string;
+  /** Per-request limit; unset means no limit beyond the server's own (exec has its timeout). */
+  readonly timeoutMs: number | undefined;
+}
+
+export interface SendOptions {
+  readonly method: "GET" | "POST" | "PUT";
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly body?: RequestInit["body"];
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Endpoints that answer without the token (health, readiness). */
+  readonly anonymous?: boolean;
+}
+
+/** An absolute URL for `path` under the base URL (which may itself carry a path prefix). */
+export function endpointUrl(
+  baseUrl: URL,
+  path: string,
+  query: Readonly<Record<string, string | undefined>> = {},
+): URL {
+  const url = new URL(baseUrl.href.replace(/\/+$/, "") + path);
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) url.searchParams.set(key, value);
+  }
+  return url;
+}
+
+/**
+ * One HTTP exchange. Every failure leaves as a BoxError: the server's own error body, a
+ * status-derived code, `timeout` for the client's limit, `unavailable` when nothing answered.
+ */
+export async function send(context: ClientContext, options: SendOptions): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.anonymous !== true) headers.authorization = `Bearer ${context.token}`;
+  const streaming = typeof options.body === "object" && options.body !== null;
+  let response: Response;
+  try {
+    response = await fetch(endpointUrl(context.baseUrl, options.path, options.query), {
+      method: options.method,
+      headers,
+      body: options.body ?? null,
+      // Node's fetch needs half-duplex to send a streamed body.
+      ...(streaming ? { duplex: "half" as const } : {}),
+      signal: context.timeoutMs === undefined ? null : AbortSignal.timeout(context.timeoutMs),
+    });
+  } catch (error) {
+    throw transportError(error);
+  }
+  if (!response.ok) throw boxErrorFromResponse(response.status, await response.text());
+  return response;
+}
+
+/** A JSON operation: the request checked against the shared schema, the reply parsed by it. */
+export async function callOperation<K extends BoxOperationName>(
+  context: ClientContext,
+  name: K,
+  input: OperationInput<K>,
+): Promise<OperationResponse<K>> {
+  const operation = boxOperations[name];
+  const request = (operation.request as z.ZodType).safeParse(input);
+  if (!request.success) {
+    throw new BoxError("invalid_request", `${name}: ${request.error.issues[0]?.message ?? ""}`);
+  }
+  const response = await send(context, {
+    method: "POST",
+    path: operation.path,
+    body: JSON.stringify(request.data),
+    headers: { "content-type": "application/json" },
+  });
+  return parseReply(operation.response, await readText(response), name) as OperationResponse<K>;
+}
+
+/** A reply body parsed by its schema; anything else is the server's fault, so `internal`. */
+export function parseReply<T extends z.ZodType>(
+  schema: T,
+  text: string,
+  what: string,
+): z.output<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new BoxError("internal", `${what}: the reply is not JSON`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new BoxError(
+      "internal",
+      `${what}: malformed reply (${parsed.error.issues[0]?.message ?? ""})`,
+    );
+  }
+  return parsed.data;
+}
+
+async function readText(response: Response): Promise<string> {
+  try {
+    return await response.text();
+  } catch (error) {
+    throw transportError(error);
+  }
+}
+
+/** Maps what fetch throws (abort, refused, reset) to a BoxError. */
+export function transportError(error: unknown): BoxError {
+  if (error instanceof BoxError) return error;
+  const name = error instanceof Error ? error.name : "";
+  if (name === "TimeoutError" || name === "AbortError") {
+    return new BoxError("timeout", "the request took longer than the client allows", {
+      cause: error,
+    });
+  }
+  const reason = error instanceof Error ? (describeCause(error) ?? error.message) : String(error);
+  return new BoxError("unavailable", `boxd did not answer: ${reason}`, { cause: error });
+}
+
+function describeCause(error: Error): string | undefined {
+  const cause: unknown = error.cause;
+  return cause instanceof Error ? cause.message : undefined;
+}

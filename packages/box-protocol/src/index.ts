@@ -1,0 +1,52 @@
+// The box protocol: the wire schemas boxd and its clients share, the typed client, the
+// canonical JSON and manifest rules, and the token derivation.
+export { canonicalJson, CanonicalJsonError, compareUtf16 } from "./canonicalJson.ts";
+export type { CanonicalJsonValue } from "./canonicalJson.ts";
+export { deriveBoxToken, tokensMatch } from "./boxToken.ts";
+export type { DeriveBoxTokenOptions } from "./boxToken.ts";
+export {
+  BOX_ERROR_CODES,
+  BoxError,
+  boxErrorCodeSchema,
+  boxErrorFromResponse,
+  errorBodySchema,
+  httpStatusOf,
+} from "./errors.ts";
+export type { BoxErrorCode, ErrorBody } from "./errors.ts";
+export {
+  createManifest,
+  MANIFEST_FORMAT,
+  MANIFEST_PAX_KEY,
+  MANIFEST_TAR_ENTRY,
+  manifestEntrySchema,
+  manifestRevision,
+  manifestSchema,
+} from "./manifest.ts";
+export type { Manifest, ManifestEntry } from "./manifest.ts";
+export {
+  drainEntry,
+  isManifestEntry,
+  normalizeTarPath,
+  readEmbeddedManifest,
+  tarManifestReader,
+} from "./tarManifest.ts";
+export type { PaxHeaders, TarManifest } from "./tarManifest.ts";
+export { AUTH_HEADER, boxOperations, streamRoutes } from "./operations.ts";
+export type {
+  BoxOperationName,
+  BoxOperations,
+  OperationInput,
+  OperationRequest,
+  OperationResponse,
+} from "./operations.ts";
+export { decodeUploadQuery, encodeUploadQuery } from "./uploadQuery.ts";
+export * from "./schemas/files.ts";
+export * from "./schemas/git.ts";
+export * from "./schemas/exec.ts";
+export * from "./schemas/terminals.ts";
+export * from "./schemas/workspace.ts";
+export { createBoxClient } from "./client/boxClient.ts";
+export type { BoxClient, CreateBoxClientOptions } from "./client/boxClient.ts";
+export type { BodySource, CaptureResult, Download, UploadInput } from "./client/streams.ts";
+export { rawText } from "./client/terminalAttach.ts";
+export type { AttachTerminalOptions, TerminalConnection } from "./client/terminalAttach.ts";

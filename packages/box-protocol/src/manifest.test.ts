@@ -1,0 +1,39 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { canonicalJson } from "./canonicalJson.ts";
+import { createManifest, manifestRevision, type ManifestEntry } from "./manifest.ts";
+import { decodeUploadQuery, encodeUploadQuery } from "./uploadQuery.ts";
+
+const entries: ManifestEntry[] = [
+  { path: "b", type: "dir", mode: 0o755 },
+  { path: "a.txt", type: "file", mode: 0o644, size: 1, sha256: "0".repeat(64) },
+  { path: "b/link", type: "symlink", mode: 0o777, target: "../a.txt" },
+];
+
+describe("manifests", () => {
+  it("sorts entries by path and hashes the canonical JSON as the revision", () => {
+    const manifest = createManifest(entries);
+    expect(manifest.entries.map((entry) => entry.path)).toEqual(["a.txt", "b", "b/link"]);
+    const expected = createHash("sha256").update(canonicalJson(manifest)).digest("hex");
+    expect(manifestRevision(manifest)).toBe(expected);
+  });
+
+  it("gives the same revision whatever order entries were found in, and another for any change", () => {
+    const revision = manifestRevision(createManifest(entries));
+    expect(manifestRevision(createManifest([...entries].reverse()))).toBe(revision);
+    const chmodded = entries.map((entry) =>
+      entry.path === "b" ? { ...entry, mode: 0o700 } : entry,
+    );
+    expect(manifestRevision(createManifest(chmodded))).not.toBe(revision);
+  });
+});
+
+describe("upload query", () => {
+  it("round-trips every option, null version included", () => {
+    const options = { path: "a b/ü.txt", expectedVersion: null, mode: 0o755, createParents: true };
+    const query = new URLSearchParams(encodeUploadQuery(options) as Record<string, string>);
+    expect(decodeUploadQuery(query)).toEqual(options);
+    const bare = new URLSearchParams({ path: "x" });
+    expect(decodeUploadQuery(bare)).toEqual({ path: "x", createParents: false });
+  });
+});

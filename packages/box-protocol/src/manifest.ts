@@ -1,0 +1,53 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { canonicalJson, compareUtf16 } from "./canonicalJson.ts";
+
+/**
+ * A workspace manifest: every entry below the root (the root itself excluded), sorted by path
+ * in UTF-16 code unit order. Paths are relative, `/`-separated, without `./`. Modes are the
+ * permission bits (`mode & 0o7777`); symlinks always carry 0o777 (Linux cannot change them).
+ * Times and owners are left out on purpose: the revision names content, not when or by whom
+ * it was written.
+ */
+export const MANIFEST_FORMAT = "berth.manifest/1";
+
+const base = { path: z.string().min(1), mode: z.number().int().min(0).max(0o7777) };
+
+export const manifestEntrySchema = z.discriminatedUnion("type", [
+  z.object({
+    ...base,
+    type: z.literal("file"),
+    size: z.number().int().nonnegative(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+  z.object({ ...base, type: z.literal("dir") }),
+  z.object({ ...base, type: z.literal("symlink"), target: z.string() }),
+]);
+
+export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
+
+export const manifestSchema = z.object({
+  format: z.literal(MANIFEST_FORMAT),
+  entries: z.array(manifestEntrySchema),
+});
+
+export type Manifest = z.infer<typeof manifestSchema>;
+
+/** A manifest from entries in any order. */
+export function createManifest(entries: readonly ManifestEntry[]): Manifest {
+  const sorted = [...entries].sort((left, right) => compareUtf16(left.path, right.path));
+  return { format: MANIFEST_FORMAT, entries: sorted };
+}
+
+/** The revision: lowercase hex sha256 of the manifest's canonical JSON. */
+export function manifestRevision(manifest: Manifest): string {
+  return createHash("sha256").update(canonicalJson(manifest), "utf8").digest("hex");
+}
+
+/**
+ * How a captured archive carries its manifest: as its last entry, under this name, marked by
+ * this pax record. The pax mark (not the name) identifies it, so a workspace file that happens
+ * to have the same name is archived and restored like any other file.
+ */
+export const MANIFEST_TAR_ENTRY = ".berth-manifest.json";
+export const MANIFEST_PAX_KEY = "BERTH.manifest";

@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { manifestSchema } from "../manifest.ts";
+
+export const healthResponseSchema = z.object({ ok: z.literal(true), instanceId: z.string() });
+export const readyResponseSchema = z.object({ ready: z.boolean(), instanceId: z.string() });
+
+export const manifestResponseSchema = z.object({
+  revision: z.string().regex(/^[0-9a-f]{64}$/),
+  manifest: manifestSchema,
+});
+export type ManifestResponse = z.infer<typeof manifestResponseSchema>;
+
+export const hydrateResponseSchema = z.object({
+  revision: z.string().regex(/^[0-9a-f]{64}$/),
+  entries: z.number().int().nonnegative(),
+  /** True when the archive carried a manifest and the extracted tree matched it. */
+  verified: z.boolean(),
+});
+export type HydrateResult = z.infer<typeof hydrateResponseSchema>;

@@ -1,0 +1,58 @@
+import type { BoxClient } from "@berth/box-protocol";
+
+/** What every box carries in its backend's metadata, so an orphan sweep can match it to a lease. */
+export interface BoxMetadata {
+  readonly workspaceId: string;
+  readonly leaseId: string;
+  /** The warming epoch whose spawner created it. */
+  readonly epoch: number;
+  readonly allocationId: string;
+}
+
+/** How a backend isolates its boxes on this machine (shown in inventory). */
+export type BoxIsolation = "bubblewrap" | "none" | "pod";
+
+export interface BoxInfo {
+  readonly instanceId: string;
+  readonly metadata: BoxMetadata;
+  readonly createdAt: Date;
+  readonly isolation: BoxIsolation;
+  /** running: serving; suspended: stopped with its disk kept; gone: only its record is left. */
+  readonly state: "running" | "suspended" | "gone";
+}
+
+/** A closed set of backend failures, normalized in one place per adapter. */
+export const backendErrorCodes = ["not_found", "capacity", "unavailable", "invalid", "internal"] as const;
+export type BackendErrorCode = (typeof backendErrorCodes)[number];
+
+export class BackendError extends Error {
+  override readonly name = "BackendError";
+  readonly code: BackendErrorCode;
+  readonly instanceId: string | undefined;
+
+  constructor(options: { code: BackendErrorCode; message: string; instanceId?: string; cause?: unknown }) {
+    super(options.message, { cause: options.cause });
+    this.code = options.code;
+    this.instanceId = options.instanceId;
+  }
+}
+
+/**
+ * The Backend port: where boxes come from. Adapters: local (boxd processes) and Kubernetes.
+ * `create` is idempotent per allocation id: a second create of the same allocation returns the
+ * same box (that is how a spawner's successor adopts a box its predecessor created).
+ */
+export interface Backend {
+  readonly kind: "local" | "kubernetes";
+  create(input: { readonly metadata: BoxMetadata }): Promise<{ readonly instanceId: string }>;
+  /** Brings a suspended box (or one left by a control-plane restart) back to serving. */
+  resume(instanceId: string): Promise<void>;
+  /** Stops and deletes the box. A box already gone counts as terminated (no error). */
+  terminate(instanceId: string): Promise<void>;
+  /** Stops the box and keeps its disk. */
+  suspend(instanceId: string): Promise<void>;
+  /** A client of the box's boxd. */
+  connect(instanceId: string): Promise<BoxClient>;
+  /** Every box this backend knows of, with its metadata. */
+  inventory(): Promise<readonly BoxInfo[]>;
+}

@@ -1,0 +1,28 @@
+import type { LeaseSnapshot } from "../lease/snapshot.ts";
+
+/** Why a spawn ended without a warm box. The lease is left as the failure table says. */
+export const spawnErrorCodes = [
+  /** A newer epoch owns the lease: this spawner's box (if any) was terminated, the row untouched. */
+  "superseded",
+  /** The backend could not create a box: none exists; the lease went cold at epoch+1. */
+  "create_failed",
+  /** The box never became ready (boxd health + `true`): terminated; cold at epoch+1. */
+  "readiness_failed",
+  /** The box could not be confirmed terminated: left warming with its instance, for the reaper. */
+  "termination_unconfirmed",
+  /** The lease has an archive and restoring archives is not available yet: nothing created. */
+  "archive_restore_unavailable",
+] as const;
+export type SpawnErrorCode = (typeof spawnErrorCodes)[number];
+
+export class SpawnError extends Error {
+  override readonly name = "SpawnError";
+  readonly code: SpawnErrorCode;
+  readonly lease: LeaseSnapshot | null;
+
+  constructor(options: { code: SpawnErrorCode; message: string; lease?: LeaseSnapshot | null; cause?: unknown }) {
+    super(options.message, { cause: options.cause });
+    this.code = options.code;
+    this.lease = options.lease ?? null;
+  }
+}
