@@ -1,0 +1,129 @@
+import { randomBytes } from "node:crypto";
+import { open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { BackendError } from "../../spawner/backend.ts";
+import { isInstanceId } from "./instanceIds.ts";
+
+// A local box is one folder, <dataDir>/boxes/<instanceId>/:
+//   workspace/   what boxd serves (the only part a bubblewrap box can see, and write)
+//   box.json     the record below: metadata, creation time, isolation, the running boxd
+//   boxd.log     boxd's stdout and stderr, appended across restarts
+//   bwrap.json   bubblewrap's --info-fd output of the latest start (the sandbox's host pid)
+// The box token is derived from BERTH_SECRET whenever it is needed and never written here.
+
+export interface BoxLayout {
+  readonly instanceId: string;
+  readonly folder: string;
+  readonly workspace: string;
+  readonly recordFile: string;
+  readonly logFile: string;
+  readonly bwrapInfoFile: string;
+}
+
+export function boxesFolder(dataDir: string): string {
+  return join(dataDir, "boxes");
+}
+
+export function boxLayout(options: {
+  readonly dataDir: string;
+  readonly instanceId: string;
+}): BoxLayout {
+  const folder = join(boxesFolder(options.dataDir), options.instanceId);
+  return {
+    instanceId: options.instanceId,
+    folder,
+    workspace: join(folder, "workspace"),
+    recordFile: join(folder, "box.json"),
+    logFile: join(folder, "boxd.log"),
+    bwrapInfoFile: join(folder, "bwrap.json"),
+  };
+}
+
+export const boxMetadataSchema = z.object({
+  workspaceId: z.string().min(1).max(200),
+  leaseId: z.string().min(1).max(200),
+  epoch: z.number().int().nonnegative(),
+  allocationId: z.string().min(1).max(200),
+});
+
+/** The running boxd: `pid` leads the box's process group (bubblewrap: the sandbox's init). */
+const boxdProcessSchema = z.object({
+  pid: z.number().int().positive(),
+  startTicks: z.string().nullable(),
+  bootId: z.string().nullable(),
+  port: z.number().int().min(1).max(65_535),
+  startedAt: z.iso.datetime(),
+});
+
+const boxRecordSchema = z.object({
+  format: z.literal(1),
+  instanceId: z.string(),
+  metadata: boxMetadataSchema,
+  createdAt: z.iso.datetime(),
+  isolation: z.enum(["bubblewrap", "none"]),
+  /** null while suspended (or never started). */
+  boxd: boxdProcessSchema.nullable(),
+});
+
+export type BoxRecord = z.infer<typeof boxRecordSchema>;
+export type BoxdProcess = z.infer<typeof boxdProcessSchema>;
+
+/** The box's record; undefined when there is none (no such box, or a create cut short). */
+export async function readBoxRecord(layout: BoxLayout): Promise<BoxRecord | undefined> {
+  let text: string;
+  try {
+    text = await readFile(layout.recordFile, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw corrupt(layout, error);
+  }
+  const record = boxRecordSchema.safeParse(parsed);
+  if (!record.success || record.data.instanceId !== layout.instanceId) {
+    throw corrupt(layout, record.error);
+  }
+  return record.data;
+}
+
+function corrupt(layout: BoxLayout, cause: unknown): BackendError {
+  return new BackendError({
+    code: "internal",
+    message: `${layout.recordFile} is not a valid box record`,
+    instanceId: layout.instanceId,
+    cause,
+  });
+}
+
+/** Replaces the record atomically (temp file, fsync, rename): a crash leaves the old or the new. */
+export async function writeBoxRecord(layout: BoxLayout, record: BoxRecord): Promise<void> {
+  const temp = `${layout.recordFile}.${randomBytes(6).toString("hex")}.tmp`;
+  const handle = await open(temp, "wx", 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, layout.recordFile);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** The instance ids of every box folder (names that are not instance ids are not boxes). */
+export async function listInstanceIds(dataDir: string): Promise<string[]> {
+  try {
+    return (await readdir(boxesFolder(dataDir))).filter((name) => isInstanceId(name)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}

@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+/**
+ * What the local backend reads from its environment: whether this is CI (where bubblewrap is
+ * required), and the few variables boxd and the commands it runs inherit. Nothing else of the
+ * control plane's environment reaches a box: it holds BERTH_SECRET and DATABASE_URL.
+ */
+const localBackendEnvSchema = z.object({
+  CI: z
+    .string()
+    .optional()
+    .transform((value) => value === "true" || value === "1"),
+  PATH: z.string().min(1).default("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
+  HOME: z.string().min(1).optional(),
+  LANG: z.string().optional(),
+  LC_ALL: z.string().optional(),
+  TZ: z.string().optional(),
+});
+
+export type LocalBackendEnv = z.infer<typeof localBackendEnvSchema>;
+
+export function readLocalBackendEnv(source: NodeJS.ProcessEnv = process.env): LocalBackendEnv {
+  return localBackendEnvSchema.parse(source);
+}
+
+/** The variables passed through to boxd (and from it to exec and terminals). */
+export function inheritedBoxEnv(env: LocalBackendEnv): Record<string, string> {
+  const inherited: Record<string, string> = { PATH: env.PATH };
+  for (const key of ["HOME", "LANG", "LC_ALL", "TZ"] as const) {
+    const value = env[key];
+    if (value !== undefined) inherited[key] = value;
+  }
+  return inherited;
+}

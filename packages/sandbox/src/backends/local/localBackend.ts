@@ -1,0 +1,434 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, realpath, rename, rm, stat } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
+import {
+  BackendError,
+  type Backend,
+  type BoxInfo,
+  type BoxMetadata,
+} from "../../spawner/backend.ts";
+import {
+  boxesFolder,
+  boxLayout,
+  boxMetadataSchema,
+  listInstanceIds,
+  readBoxRecord,
+  writeBoxRecord,
+  type BoxLayout,
+  type BoxRecord,
+} from "./boxFolder.ts";
+import { withBoxLock } from "./boxLock.ts";
+import { boxdFiles, isHealthy, startBoxd, stopBoxd, type BoxdLogLevel } from "./boxProcess.ts";
+import {
+  foldersToHide,
+  resolveIsolation,
+  type LocalIsolation,
+  type ResolvedIsolation,
+} from "./bubblewrap.ts";
+import { inheritedBoxEnv, readLocalBackendEnv } from "./env.ts";
+import { instanceIdFor, isInstanceId } from "./instanceIds.ts";
+import { toBackendError } from "./localErrors.ts";
+import { silentLogger, type LocalBackendLogger } from "./logger.ts";
+import { isRunning } from "./processInfo.ts";
+
+/** apps/boxd's entry in this repository (this file is packages/sandbox/src/backends/local/). */
+const repoBoxdEntry = fileURLToPath(
+  new URL("../../../../../apps/boxd/src/main.ts", import.meta.url),
+);
+
+export interface LocalBackendOptions {
+  /** Berth's data folder; boxes live in <dataDir>/boxes/<instanceId>/. */
+  readonly dataDir: string;
+  /** BERTH_SECRET: each box's token is HMAC(secret, instanceId), derived when needed, never stored. */
+  readonly secret: string;
+  /** boxd's entry (default: this repository's apps/boxd/src/main.ts, run through tsx). */
+  readonly boxdEntry?: string;
+  readonly isolation: LocalIsolation;
+  readonly logger?: LocalBackendLogger;
+  /** Most boxes running at once on this data folder (default 32); more is a `capacity` error. */
+  readonly maxBoxes?: number;
+  /** How long boxd may take to listen and answer healthz (default 30 s). */
+  readonly startTimeoutMs?: number;
+  /** How long boxd gets to exit after SIGTERM before SIGKILL (default 3 s). */
+  readonly stopGraceMs?: number;
+  /** The bwrap binary (default "bwrap" on PATH). */
+  readonly bwrapPath?: string;
+  /**
+   * Folders a bubblewrap box must not see, each hidden behind an empty tmpfs (default: the
+   * control plane's HOME — SSH keys, cloud credentials). One that holds node or boxd stays visible.
+   */
+  readonly hiddenPaths?: readonly string[];
+  readonly boxdLogLevel?: BoxdLogLevel;
+  /** Whether this is CI, where "auto" requires bubblewrap (default: the CI variable). */
+  readonly ci?: boolean;
+}
+
+interface Settings {
+  readonly dataDir: string;
+  readonly secret: string;
+  readonly boxdEntry: string;
+  readonly isolation: LocalIsolation;
+  readonly logger: LocalBackendLogger;
+  readonly maxBoxes: number;
+  readonly startTimeoutMs: number;
+  readonly stopGraceMs: number;
+  readonly bwrapPath: string;
+  readonly hiddenPaths: readonly string[];
+  readonly boxdLogLevel: BoxdLogLevel;
+  readonly ci: boolean;
+  readonly boxEnv: Readonly<Record<string, string>>;
+}
+
+/**
+ * Boxes as boxd processes on this machine, optionally inside bubblewrap. Each box is a folder
+ * with a box.json record; boxd runs detached, so web and worker restarts leave boxes running,
+ * and any LocalBackend over the same data folder (in any process) picks them up.
+ */
+export class LocalBackend implements Backend {
+  readonly kind = "local" as const;
+  readonly #settings: Settings;
+  #dataDir: Promise<string> | undefined;
+
+  constructor(options: LocalBackendOptions) {
+    this.#settings = settingsFrom(options);
+  }
+
+  async create(input: {
+    readonly metadata: BoxMetadata;
+  }): Promise<{ readonly instanceId: string }> {
+    const parsed = boxMetadataSchema.safeParse(input.metadata);
+    if (!parsed.success) {
+      throw new BackendError({
+        code: "invalid",
+        message: `create: invalid metadata: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+      });
+    }
+    const metadata = parsed.data;
+    const instanceId = instanceIdFor(metadata.allocationId);
+    await this.#guarded({ operation: "create", instanceId }, async (layout) => {
+      let record = await readBoxRecord(layout);
+      if (record === undefined) {
+        record = await this.#newBox({ layout, metadata });
+      } else {
+        this.#checkSameAllocation(record, metadata);
+      }
+      await this.#ensureRunning(layout, record);
+    });
+    return { instanceId };
+  }
+
+  async resume(instanceId: string): Promise<void> {
+    await this.#guarded({ operation: "resume", instanceId }, async (layout) => {
+      await this.#ensureRunning(layout, await this.#existing(layout));
+    });
+  }
+
+  async terminate(instanceId: string): Promise<void> {
+    await this.#guarded({ operation: "terminate", instanceId }, async (layout) => {
+      if (!(await exists(layout.folder))) return;
+      // A folder without a record is a create cut short: there is nothing running to stop.
+      const record = await readBoxRecord(layout);
+      if (record?.boxd) await stopBoxd({ boxd: record.boxd, graceMs: this.#settings.stopGraceMs });
+      // Moved out first, so a crash mid-removal leaves trash rather than a half-deleted box.
+      const trash = join(await this.#root(), "trash");
+      await mkdir(trash, { recursive: true });
+      const doomed = join(trash, `${instanceId}.${randomBytes(4).toString("hex")}`);
+      await rename(layout.folder, doomed);
+      await rm(doomed, { recursive: true, force: true });
+      this.#settings.logger.info({ instanceId }, "box terminated");
+    });
+  }
+
+  async suspend(instanceId: string): Promise<void> {
+    await this.#guarded({ operation: "suspend", instanceId }, async (layout) => {
+      const record = await this.#existing(layout);
+      if (record.boxd === null) return;
+      await stopBoxd({ boxd: record.boxd, graceMs: this.#settings.stopGraceMs });
+      await writeBoxRecord(layout, { ...record, boxd: null });
+      this.#settings.logger.info({ instanceId }, "box suspended");
+    });
+  }
+
+  async connect(instanceId: string): Promise<BoxClient> {
+    try {
+      const layout = await this.#layout(instanceId);
+      const record = await this.#existing(layout);
+      if (record.boxd === null || !(await isRunning(record.boxd))) {
+        throw new BackendError({
+          code: "unavailable",
+          message: `box ${instanceId} is not running (resume it first)`,
+          instanceId,
+        });
+      }
+      return createBoxClient({
+        baseUrl: `http://127.0.0.1:${String(record.boxd.port)}`,
+        token: this.#token(instanceId),
+      });
+    } catch (error) {
+      throw toBackendError(error, { operation: "connect", instanceId });
+    }
+  }
+
+  async inventory(): Promise<readonly BoxInfo[]> {
+    try {
+      const dataDir = await this.#root();
+      const boxes: BoxInfo[] = [];
+      for (const instanceId of await listInstanceIds(dataDir)) {
+        const info = await this.#describe(boxLayout({ dataDir, instanceId }));
+        if (info !== undefined) boxes.push(info);
+      }
+      return boxes.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    } catch (error) {
+      throw toBackendError(error, { operation: "inventory" });
+    }
+  }
+
+  async #describe(layout: BoxLayout): Promise<BoxInfo | undefined> {
+    let record: BoxRecord | undefined;
+    try {
+      record = await readBoxRecord(layout);
+    } catch (error) {
+      // One unreadable record must not hide every other box.
+      this.#settings.logger.error(
+        { instanceId: layout.instanceId, err: error },
+        "unreadable box record",
+      );
+      return undefined;
+    }
+    if (record === undefined) return undefined;
+    return {
+      instanceId: record.instanceId,
+      metadata: record.metadata,
+      createdAt: new Date(record.createdAt),
+      isolation: record.isolation,
+      state: await this.#state(layout, record),
+    };
+  }
+
+  async #state(layout: BoxLayout, record: BoxRecord): Promise<BoxInfo["state"]> {
+    if (!(await exists(layout.workspace))) return "gone";
+    return record.boxd !== null && (await isRunning(record.boxd)) ? "running" : "suspended";
+  }
+
+  /** Runs one change to a box under its lock, with errors normalized. */
+  async #guarded(
+    target: { readonly operation: string; readonly instanceId: string },
+    work: (layout: BoxLayout) => Promise<void>,
+  ): Promise<void> {
+    try {
+      const layout = await this.#layout(target.instanceId);
+      const lock = {
+        path: join(await this.#root(), "locks", `${target.instanceId}.lock`),
+        timeoutMs: this.#settings.startTimeoutMs + this.#settings.stopGraceMs + 10_000,
+        instanceId: target.instanceId,
+      };
+      await withBoxLock(lock, () => work(layout));
+    } catch (error) {
+      throw toBackendError(error, target);
+    }
+  }
+
+  async #newBox(creation: {
+    readonly layout: BoxLayout;
+    readonly metadata: BoxMetadata;
+  }): Promise<BoxRecord> {
+    const { layout, metadata } = creation;
+    const isolation = await this.#isolation();
+    await this.#checkCapacity(layout.instanceId);
+    await mkdir(layout.workspace, { recursive: true, mode: 0o700 });
+    const record: BoxRecord = {
+      format: 1,
+      instanceId: layout.instanceId,
+      metadata,
+      createdAt: new Date().toISOString(),
+      isolation,
+      boxd: null,
+    };
+    await writeBoxRecord(layout, record);
+    this.#settings.logger.info(
+      { instanceId: layout.instanceId, metadata, isolation },
+      "box created",
+    );
+    return record;
+  }
+
+  /**
+   * A second create of an allocation adopts its box — but never across workspaces or leases.
+   * The epoch may differ (a successor spawner adopting it); the record keeps the creator's.
+   */
+  #checkSameAllocation(record: BoxRecord, metadata: BoxMetadata): void {
+    const stored = record.metadata;
+    if (
+      stored.allocationId !== metadata.allocationId ||
+      stored.workspaceId !== metadata.workspaceId ||
+      stored.leaseId !== metadata.leaseId
+    ) {
+      throw new BackendError({
+        code: "invalid",
+        message: `allocation ${metadata.allocationId} already made box ${record.instanceId} for workspace ${stored.workspaceId}, lease ${stored.leaseId}`,
+        instanceId: record.instanceId,
+      });
+    }
+  }
+
+  async #existing(layout: BoxLayout): Promise<BoxRecord> {
+    const record = await readBoxRecord(layout);
+    if (record === undefined) {
+      throw new BackendError({
+        code: "not_found",
+        message: `no box ${layout.instanceId}`,
+        instanceId: layout.instanceId,
+      });
+    }
+    return record;
+  }
+
+  /** Reuses a healthy boxd; otherwise (re)starts one on the box's folder and records it. */
+  async #ensureRunning(layout: BoxLayout, record: BoxRecord): Promise<void> {
+    const { instanceId } = layout;
+    if (!(await exists(layout.workspace))) {
+      throw new BackendError({
+        code: "not_found",
+        message: `box ${instanceId} is gone: its workspace folder is missing`,
+        instanceId,
+      });
+    }
+    const token = this.#token(instanceId);
+    if (record.boxd !== null && (await isRunning(record.boxd))) {
+      if (await isHealthy({ port: record.boxd.port, instanceId, token })) return;
+      this.#settings.logger.warn(
+        { instanceId, pid: record.boxd.pid },
+        "boxd runs but fails healthz: restarting it",
+      );
+      await stopBoxd({ boxd: record.boxd, graceMs: this.#settings.stopGraceMs });
+    }
+    const isolation = await this.#isolationFor(record);
+    await this.#checkCapacity(instanceId);
+    const dataDir = await this.#root();
+    const boxd = await startBoxd({
+      layout,
+      token,
+      command: { entry: this.#settings.boxdEntry, logLevel: this.#settings.boxdLogLevel },
+      isolation,
+      bwrapPath: this.#settings.bwrapPath,
+      dataDir,
+      hidden:
+        isolation === "bubblewrap"
+          ? foldersToHide({
+              dataDir,
+              requested: this.#settings.hiddenPaths,
+              needed: boxdFiles(this.#settings.boxdEntry),
+            })
+          : [],
+      env: this.#settings.boxEnv,
+      timeoutMs: this.#settings.startTimeoutMs,
+    });
+    await writeBoxRecord(layout, { ...record, isolation, boxd });
+    this.#settings.logger.info(
+      { instanceId, pid: boxd.pid, port: boxd.port, isolation },
+      "boxd started",
+    );
+  }
+
+  /** A box never runs with less isolation than it was created with. */
+  async #isolationFor(record: BoxRecord): Promise<ResolvedIsolation> {
+    const current = await this.#isolation();
+    if (record.isolation === "bubblewrap" && current === "none") {
+      throw new BackendError({
+        code: "unavailable",
+        message: `box ${record.instanceId} was created in bubblewrap, which is not available now: it will not run unisolated`,
+        instanceId: record.instanceId,
+      });
+    }
+    return current;
+  }
+
+  #isolation(): Promise<ResolvedIsolation> {
+    const { isolation, ci, bwrapPath, logger } = this.#settings;
+    return resolveIsolation({ requested: isolation, ci, bwrapPath, logger });
+  }
+
+  /** Counts the other running boxes (a cross-process race may overshoot by the racers). */
+  async #checkCapacity(instanceId: string): Promise<void> {
+    const dataDir = await this.#root();
+    let running = 0;
+    for (const other of await listInstanceIds(dataDir)) {
+      if (other === instanceId) continue;
+      const record = await readBoxRecord(boxLayout({ dataDir, instanceId: other })).catch(
+        () => undefined,
+      );
+      if (record?.boxd && (await isRunning(record.boxd))) running += 1;
+    }
+    if (running >= this.#settings.maxBoxes) {
+      throw new BackendError({
+        code: "capacity",
+        message: `${String(running)} boxes already run on this machine (maxBoxes ${String(this.#settings.maxBoxes)})`,
+        instanceId,
+      });
+    }
+  }
+
+  async #layout(instanceId: string): Promise<BoxLayout> {
+    // The id names a folder: anything but an id this backend could have made is refused.
+    if (!isInstanceId(instanceId)) {
+      throw new BackendError({
+        code: "invalid",
+        message: `not a local box instance id: ${JSON.stringify(instanceId)}`,
+      });
+    }
+    return boxLayout({ dataDir: await this.#root(), instanceId });
+  }
+
+  /** The data folder's real path (bubblewrap binds by path), created on first use. */
+  #root(): Promise<string> {
+    this.#dataDir ??= (async () => {
+      await mkdir(boxesFolder(this.#settings.dataDir), { recursive: true, mode: 0o700 });
+      return realpath(this.#settings.dataDir);
+    })();
+    return this.#dataDir;
+  }
+
+  #token(instanceId: string): string {
+    return deriveBoxToken({ secret: this.#settings.secret, instanceId });
+  }
+}
+
+function settingsFrom(options: LocalBackendOptions): Settings {
+  const invalid = (message: string) =>
+    new BackendError({ code: "invalid", message: `LocalBackend: ${message}` });
+  if (options.secret === "") throw invalid("secret (BERTH_SECRET) is empty");
+  if (options.dataDir === "") throw invalid("dataDir is empty");
+  const maxBoxes = options.maxBoxes ?? 32;
+  if (!Number.isInteger(maxBoxes) || maxBoxes < 1)
+    throw invalid(`maxBoxes must be a positive integer, not ${String(maxBoxes)}`);
+  const boxdEntry = options.boxdEntry ?? repoBoxdEntry;
+  if (!isAbsolute(boxdEntry)) throw invalid(`boxdEntry must be an absolute path, not ${boxdEntry}`);
+  const env = readLocalBackendEnv();
+  return {
+    dataDir: resolve(options.dataDir),
+    secret: options.secret,
+    boxdEntry,
+    isolation: options.isolation,
+    logger: options.logger ?? silentLogger,
+    maxBoxes,
+    startTimeoutMs: options.startTimeoutMs ?? 30_000,
+    stopGraceMs: options.stopGraceMs ?? 3_000,
+    bwrapPath: options.bwrapPath ?? "bwrap",
+    hiddenPaths: options.hiddenPaths ?? (env.HOME === undefined ? [] : [env.HOME]),
+    boxdLogLevel: options.boxdLogLevel ?? "info",
+    ci: options.ci ?? env.CI,
+    boxEnv: inheritedBoxEnv(env),
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+import { BoxError } from "@berth/box-protocol";
+import { BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
+
+/**
+ * The one place a local-backend failure becomes a BackendError: every public method passes
+ * whatever it caught through here, so callers only ever see the port's closed set of codes.
+ */
+export function toBackendError(
+  error: unknown,
+  context: { readonly operation: string; readonly instanceId?: string },
+): BackendError {
+  if (error instanceof BackendError) return error;
+  const where =
+    context.instanceId === undefined
+      ? context.operation
+      : `${context.operation} ${context.instanceId}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return new BackendError({
+    code: codeOf(error),
+    message: `${where}: ${message}`,
+    instanceId: context.instanceId,
+    cause: error,
+  });
+}
+
+function codeOf(error: unknown): BackendErrorCode {
+  // boxd did not answer as it should (down, hung, or a stranger on its port).
+  if (error instanceof BoxError) return "unavailable";
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case "ENOSPC":
+    case "EDQUOT":
+    case "EMFILE":
+    case "ENFILE":
+    case "EAGAIN":
+      return "capacity";
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return "unavailable";
+    case undefined:
+    default:
+      return "internal";
+  }
+}

@@ -1,0 +1,114 @@
+import { readdir, readFile } from "node:fs/promises";
+
+// Box processes outlive the control plane, so a pid read back from box.json may by then name
+// another process (after a reboot, or once pids wrap). A process is therefore identified by its
+// pid plus its start time and the boot it started in, all read from procfs.
+
+export interface ProcessIdentity {
+  readonly pid: number;
+  /** Field 22 of /proc/<pid>/stat (clock ticks after boot); null without procfs. */
+  readonly startTicks: string | null;
+  /** /proc/sys/kernel/random/boot_id; null without procfs. */
+  readonly bootId: string | null;
+}
+
+interface ProcStat {
+  readonly state: string;
+  readonly ppid: number;
+  readonly pgrp: number;
+  readonly startTicks: string;
+}
+
+async function readStat(pid: number): Promise<ProcStat | undefined> {
+  let text: string;
+  try {
+    text = await readFile(`/proc/${String(pid)}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may hold spaces and parentheses: the fixed fields start after
+  // its last ")", with the state (field 3) first.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const [state, ppid, pgrp] = fields;
+  const startTicks = fields[19];
+  if (state === undefined || ppid === undefined || pgrp === undefined) return undefined;
+  if (startTicks === undefined) return undefined;
+  return { state, ppid: Number(ppid), pgrp: Number(pgrp), startTicks };
+}
+
+let bootIdOnce: Promise<string | null> | undefined;
+function currentBootId(): Promise<string | null> {
+  bootIdOnce ??= readFile("/proc/sys/kernel/random/boot_id", "utf8").then(
+    (text) => text.trim(),
+    () => null,
+  );
+  return bootIdOnce;
+}
+
+let procfsOnce: Promise<boolean> | undefined;
+function hasProcfs(): Promise<boolean> {
+  procfsOnce ??= readStat(process.pid).then((stat) => stat !== undefined);
+  return procfsOnce;
+}
+
+export async function identify(pid: number): Promise<ProcessIdentity> {
+  const stat = await readStat(pid);
+  return { pid, startTicks: stat?.startTicks ?? null, bootId: await currentBootId() };
+}
+
+/** True while that very process lives: same boot, same start time, and not a zombie. */
+export async function isRunning(identity: ProcessIdentity): Promise<boolean> {
+  const boot = await currentBootId();
+  if (identity.bootId !== null && boot !== null && identity.bootId !== boot) return false;
+  const stat = await readStat(identity.pid);
+  if (stat === undefined) {
+    // Without procfs (not Linux) a signal-0 probe is all there is.
+    return (await hasProcfs()) ? false : signalZero(identity.pid);
+  }
+  // A zombie has exited: it only waits for a parent that may be gone (or a PID 1 that never reaps).
+  if (stat.state === "Z" || stat.state === "X") return false;
+  return identity.startTicks === null || identity.startTicks === stat.startTicks;
+}
+
+function signalZero(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Whether pid leads its own process group, so signalling -pid reaches exactly its group. */
+export async function leadsProcessGroup(pid: number): Promise<boolean> {
+  const stat = await readStat(pid);
+  // Without procfs, trust the spawn: detached children are started as group leaders.
+  if (stat === undefined) return !(await hasProcfs());
+  return stat.pgrp === pid;
+}
+
+/** The pids whose parent is `pid` (a scan of /proc: /proc/<pid>/task/<pid>/children is optional in kernels). */
+export async function childPids(pid: number): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir("/proc");
+  } catch {
+    return [];
+  }
+  const children: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readStat(Number(name));
+    if (stat?.ppid === pid) children.push(Number(name));
+  }
+  return children;
+}
+
+/** Sends a signal, treating "no such process" as done (it may exit at any moment). */
+export function sendSignal(target: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(target, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
