@@ -11,8 +11,9 @@ root=$PWD
 . "$root/scripts/lib/bootstrap.sh"
 
 # --- tools -----------------------------------------------------------------------------
-# Under CI a missing tool is installed, never skipped: chromium for the browser tests.
-ensure_debian_packages chromium
+# Under CI a missing tool is installed, never skipped: chromium for the browser tests,
+# bubblewrap to isolate local boxes.
+ensure_debian_packages chromium bubblewrap
 ensure_pnpm
 
 # --- Postgres --------------------------------------------------------------------------

@@ -10,3 +10,26 @@ export { captureUnavailableDrainPort } from "./reaper/drainPort.ts";
 export type { CaptureResult, DrainPort } from "./reaper/drainPort.ts";
 export { ReaperSystem } from "./reaper/reaperSystem.ts";
 export type { DrainResult, ReaperOptions, SweepReport } from "./reaper/reaperSystem.ts";
+export { BackendError, backendErrorCodes } from "./spawner/backend.ts";
+export type {
+  Backend,
+  BackendErrorCode,
+  BoxInfo,
+  BoxIsolation,
+  BoxMetadata,
+} from "./spawner/backend.ts";
+export { OrphanSweepSystem } from "./spawner/orphanSweep.ts";
+export type { OrphanSweepReport } from "./spawner/orphanSweep.ts";
+export { SpawnError, spawnErrorCodes } from "./spawner/spawnError.ts";
+export type { SpawnErrorCode } from "./spawner/spawnError.ts";
+export { SpawnerSystem } from "./spawner/spawnerSystem.ts";
+export type { EstablishedBox, SpawnerOptions } from "./spawner/spawnerSystem.ts";
+export { backendDrainPort } from "./reaper/backendDrainPort.ts";
+export { LocalBackend, probeBubblewrap } from "./backends/local/index.ts";
+export type {
+  BoxdLogLevel,
+  BubblewrapProbe,
+  LocalBackendLogger,
+  LocalBackendOptions,
+  LocalIsolation,
+} from "./backends/local/index.ts";

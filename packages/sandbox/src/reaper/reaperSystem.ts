@@ -38,7 +38,8 @@ const DEFAULT_CLAIM_TTL_MS = 10 * 60_000;
  * One reaper pass over every lease: expire warming, reap silent holders (which drains empty warm
  * leases), then drain what is past its grace: capture, publish, stop, cold. Any number of
  * reapers may sweep at once: every batch is claimed with SKIP LOCKED, so a lease is drained by
- * exactly one of them. A box is never stopped without a published capture (or being gone).
+ * exactly one of them. A box is never stopped without a published capture, unless it is already
+ * gone or its workspace never admitted a write (there is nothing to keep).
  */
 export class ReaperSystem {
   readonly #sweeps: LeaseSweepSystem;
@@ -75,6 +76,12 @@ export class ReaperSystem {
     const fence = { workspaceId: lease.workspaceId, leaseId: lease.id, expectedEpoch: lease.epoch };
     if (lease.instanceId === null)
       return this.#cold({ ...fence, instanceId: null, providerMissing: false });
+    // Every persistable write is admitted first (it advances the generation), so a workspace
+    // that never admitted one holds nothing to keep: stop it without a capture.
+    if (lease.workspaceGeneration === 0 && lease.archiveStatus === "none") {
+      await this.#drainPort.stop(lease);
+      return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: false });
+    }
     let capture;
     try {
       capture = await this.#drainPort.capture(lease);

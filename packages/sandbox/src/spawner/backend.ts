@@ -22,7 +22,13 @@ export interface BoxInfo {
 }
 
 /** A closed set of backend failures, normalized in one place per adapter. */
-export const backendErrorCodes = ["not_found", "capacity", "unavailable", "invalid", "internal"] as const;
+export const backendErrorCodes = [
+  "not_found",
+  "capacity",
+  "unavailable",
+  "invalid",
+  "internal",
+] as const;
 export type BackendErrorCode = (typeof backendErrorCodes)[number];
 
 export class BackendError extends Error {
@@ -30,7 +36,12 @@ export class BackendError extends Error {
   readonly code: BackendErrorCode;
   readonly instanceId: string | undefined;
 
-  constructor(options: { code: BackendErrorCode; message: string; instanceId?: string; cause?: unknown }) {
+  constructor(options: {
+    code: BackendErrorCode;
+    message: string;
+    instanceId?: string;
+    cause?: unknown;
+  }) {
     super(options.message, { cause: options.cause });
     this.code = options.code;
     this.instanceId = options.instanceId;

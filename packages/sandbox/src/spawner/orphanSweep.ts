@@ -39,7 +39,10 @@ export class OrphanSweepSystem {
         await this.#backend.terminate(box.instanceId);
         terminated.push(box.instanceId);
       } catch (error) {
-        failed.push({ instanceId: box.instanceId, error: error instanceof Error ? error.message : String(error) });
+        failed.push({
+          instanceId: box.instanceId,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
     return { inspected: boxes.length, terminated, failed };
@@ -50,7 +53,12 @@ export class OrphanSweepSystem {
     if (boxes.length === 0) return new Set();
     const leaseIds = boxes.map((box) => box.metadata.leaseId);
     const rows = await this.#resources.db.$queryRaw<
-      { id: string; busy: boolean; instance_id: string | null; adoptable_allocation: string | null }[]
+      {
+        id: string;
+        busy: boolean;
+        instance_id: string | null;
+        adoptable_allocation: string | null;
+      }[]
     >`
       WITH free AS (
         SELECT id, instance_id, CASE WHEN liveness = 'warming' THEN allocation_id END AS adoptable_allocation
@@ -63,7 +71,11 @@ export class OrphanSweepSystem {
     for (const box of boxes) {
       const row = rows.find((lease) => lease.id === box.metadata.leaseId);
       if (row === undefined) continue; // its lease is gone: nothing records it
-      if (row.busy || row.instance_id === box.instanceId || row.adoptable_allocation === box.metadata.allocationId) {
+      if (
+        row.busy ||
+        row.instance_id === box.instanceId ||
+        row.adoptable_allocation === box.metadata.allocationId
+      ) {
         recorded.add(box.instanceId);
       }
     }

@@ -4,7 +4,11 @@ import type { BoxClient } from "@berth/box-protocol";
  * Exec readiness: boxd answers its health check and really runs `true` (exit 0). Retried until
  * `timeoutMs` passes; an in-process wait, so it uses the monotonic clock, not the lease Clock.
  */
-export async function waitForExecReady(options: { client: BoxClient; timeoutMs: number; intervalMs?: number }): Promise<void> {
+export async function waitForExecReady(options: {
+  client: BoxClient;
+  timeoutMs: number;
+  intervalMs?: number;
+}): Promise<void> {
   const deadline = performance.now() + options.timeoutMs;
   let lastError: unknown;
   while (performance.now() < deadline) {
@@ -12,7 +16,9 @@ export async function waitForExecReady(options: { client: BoxClient; timeoutMs: 
       await options.client.health();
       const result = await options.client.exec({ argv: ["true"], timeoutMs: 5_000 });
       if (result.exitCode === 0) return;
-      lastError = new Error(`\`true\` exited ${String(result.exitCode)} (signal ${String(result.signal)})`);
+      lastError = new Error(
+        `\`true\` exited ${String(result.exitCode)} (signal ${String(result.signal)})`,
+      );
     } catch (error) {
       lastError = error;
     }

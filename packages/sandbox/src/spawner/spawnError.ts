@@ -20,7 +20,12 @@ export class SpawnError extends Error {
   readonly code: SpawnErrorCode;
   readonly lease: LeaseSnapshot | null;
 
-  constructor(options: { code: SpawnErrorCode; message: string; lease?: LeaseSnapshot | null; cause?: unknown }) {
+  constructor(options: {
+    code: SpawnErrorCode;
+    message: string;
+    lease?: LeaseSnapshot | null;
+    cause?: unknown;
+  }) {
     super(options.message, { cause: options.cause });
     this.code = options.code;
     this.lease = options.lease ?? null;

@@ -39,12 +39,21 @@ export class SpawnerSystem {
 
   /** Establishes a warm box for a lease this caller acquired as `spawner`. */
   async establish(spawned: LeaseSnapshot): Promise<EstablishedBox> {
-    const fence = { workspaceId: spawned.workspaceId, leaseId: spawned.id, expectedEpoch: spawned.epoch };
+    const fence = {
+      workspaceId: spawned.workspaceId,
+      leaseId: spawned.id,
+      expectedEpoch: spawned.epoch,
+    };
     if (spawned.archiveStatus !== "none") {
-      await this.#warming.failWarming({ ...fence, terminated: true, reason: "archive_restore_unavailable" });
+      await this.#warming.failWarming({
+        ...fence,
+        terminated: true,
+        reason: "archive_restore_unavailable",
+      });
       throw new SpawnError({
         code: "archive_restore_unavailable",
-        message: "This lease has a workspace archive and restoring archives is not available yet; nothing was created.",
+        message:
+          "This lease has a workspace archive and restoring archives is not available yet; nothing was created.",
       });
     }
 
@@ -55,11 +64,25 @@ export class SpawnerSystem {
     let instanceId: string;
     try {
       ({ instanceId } = await this.#backend.create({
-        metadata: { workspaceId: spawned.workspaceId, leaseId: spawned.id, epoch: spawned.epoch, allocationId },
+        metadata: {
+          workspaceId: spawned.workspaceId,
+          leaseId: spawned.id,
+          epoch: spawned.epoch,
+          allocationId,
+        },
       }));
     } catch (error) {
-      const failed = await this.#warming.failWarming({ ...fence, terminated: true, reason: "create_failed" });
-      throw new SpawnError({ code: "create_failed", message: `The backend could not create a box: ${message(error)}`, lease: failed.lease, cause: error });
+      const failed = await this.#warming.failWarming({
+        ...fence,
+        terminated: true,
+        reason: "create_failed",
+      });
+      throw new SpawnError({
+        code: "create_failed",
+        message: `The backend could not create a box: ${message(error)}`,
+        lease: failed.lease,
+        cause: error,
+      });
     }
 
     const recorded = await this.#warming.recordCreated({ ...fence, allocationId, instanceId });
@@ -69,13 +92,30 @@ export class SpawnerSystem {
     }
 
     try {
-      await waitForExecReady({ client: await this.#backend.connect(instanceId), timeoutMs: this.#readinessTimeoutMs });
+      await waitForExecReady({
+        client: await this.#backend.connect(instanceId),
+        timeoutMs: this.#readinessTimeoutMs,
+      });
     } catch (error) {
       if (!(await this.#terminateOrLeave(instanceId))) {
-        throw new SpawnError({ code: "termination_unconfirmed", message: `Box ${instanceId} failed readiness and could not be stopped; the reaper will.`, lease: recorded.lease, cause: error });
+        throw new SpawnError({
+          code: "termination_unconfirmed",
+          message: `Box ${instanceId} failed readiness and could not be stopped; the reaper will.`,
+          lease: recorded.lease,
+          cause: error,
+        });
       }
-      const failed = await this.#warming.failWarming({ ...fence, terminated: true, reason: "readiness_failed" });
-      throw new SpawnError({ code: "readiness_failed", message: `Box ${instanceId} never became ready: ${message(error)}`, lease: failed.lease, cause: error });
+      const failed = await this.#warming.failWarming({
+        ...fence,
+        terminated: true,
+        reason: "readiness_failed",
+      });
+      throw new SpawnError({
+        code: "readiness_failed",
+        message: `Box ${instanceId} never became ready: ${message(error)}`,
+        lease: failed.lease,
+        cause: error,
+      });
     }
 
     const commit = await this.#warming.commitWarm({ ...fence, instanceId });
@@ -98,7 +138,11 @@ export class SpawnerSystem {
 }
 
 function superseded(lease: LeaseSnapshot | null, reason: string): SpawnError {
-  return new SpawnError({ code: "superseded", message: `A newer epoch owns this lease (${reason}); nothing of ours remains.`, lease });
+  return new SpawnError({
+    code: "superseded",
+    message: `A newer epoch owns this lease (${reason}); nothing of ours remains.`,
+    lease,
+  });
 }
 
 function message(error: unknown): string {

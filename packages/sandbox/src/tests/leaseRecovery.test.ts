@@ -77,15 +77,13 @@ describe("recovery (spec/lease.md §5, §13)", () => {
     });
 
     const marks = await concurrently(w.db, { count: 24 }, (tx, i) =>
-      w
-        .on(tx)
-        .warming.markInstanceLost({
-          workspaceId: s.workspaceId,
-          leaseId: archived.id,
-          expectedEpoch: 1,
-          instanceId: "box-18",
-          actor: `o${String(i)}`,
-        }),
+      w.on(tx).warming.markInstanceLost({
+        workspaceId: s.workspaceId,
+        leaseId: archived.id,
+        expectedEpoch: 1,
+        instanceId: "box-18",
+        actor: `o${String(i)}`,
+      }),
     );
     expect(marks.backendPids).toBeGreaterThanOrEqual(12);
     expect(marks.results.filter((r) => r.outcome === "marked")).toHaveLength(1);
@@ -382,6 +380,23 @@ describe("recovery (spec/lease.md §5, §13)", () => {
     const w = world.current;
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-15");
+    const write = await w.admissions.admit({
+      ...s,
+      leaseId: lease.id,
+      expectedEpoch: lease.epoch,
+      instanceId: "box-15",
+      holderKind: "turn",
+      holderId: "turn-attempt:first",
+      routeTargetId: null,
+      routeEpoch: 0,
+      operation: "fs.write",
+    });
+    if (!write.admitted) throw new Error(write.reason);
+    await w.admissions.settle({
+      workspaceId: s.workspaceId,
+      admissionId: write.admissionId,
+      outcome: "resolved",
+    });
     await w.leases.release({
       workspaceId: s.workspaceId,
       leaseId: lease.id,
@@ -549,11 +564,22 @@ describe("incomplete archives", () => {
     });
     expect(write).toMatchObject({ admitted: true, generation: 2 });
 
-    const lost = await w.warming.markInstanceLost({ workspaceId: s.workspaceId, leaseId: archived.id, expectedEpoch: 1, instanceId: "box-i", actor: "o" });
+    const lost = await w.warming.markInstanceLost({
+      workspaceId: s.workspaceId,
+      leaseId: archived.id,
+      expectedEpoch: 1,
+      instanceId: "box-i",
+      actor: "o",
+    });
 
     expect(lost).toMatchObject({
       outcome: "marked",
-      lease: { restoreStatus: "degraded", failureCode: "archive_generation_mismatch", retryable: false, archiveComplete: false },
+      lease: {
+        restoreStatus: "degraded",
+        failureCode: "archive_generation_mismatch",
+        retryable: false,
+        archiveComplete: false,
+      },
     });
     expect(await w.leases.acquire({ ...s, kind: "viewer", holderId: "v" })).toMatchObject({
       role: "blocked",

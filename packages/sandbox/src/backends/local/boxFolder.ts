@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { BackendError } from "../../spawner/backend.ts";
@@ -124,6 +124,16 @@ export async function listInstanceIds(dataDir: string): Promise<string[]> {
     return (await readdir(boxesFolder(dataDir))).filter((name) => isInstanceId(name)).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw error;
   }
 }

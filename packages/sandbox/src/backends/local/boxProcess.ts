@@ -8,7 +8,14 @@ import { BackendError } from "../../spawner/backend.ts";
 import type { BoxdProcess, BoxLayout } from "./boxFolder.ts";
 import { findListeningPort, lastLines, logSize, rotateIfLarge } from "./boxdLog.ts";
 import { bubblewrapArgv, type ResolvedIsolation } from "./bubblewrap.ts";
-import { childPids, identify, isRunning, leadsProcessGroup, sendSignal } from "./processInfo.ts";
+import {
+  childPids,
+  identify,
+  isRunning,
+  leadsProcessGroup,
+  pidsWithEnvironment,
+  sendSignal,
+} from "./processInfo.ts";
 
 const POLL_MS = 25;
 const LOG_LINES_IN_ERRORS = 20;
@@ -61,8 +68,7 @@ export async function startBoxd(options: StartBoxdOptions): Promise<BoxdProcess>
   const { layout } = options;
   await rotateIfLarge(layout.logFile);
   const offset = await logSize(layout.logFile);
-  const child = await spawnDetached(options);
-  const exit = watchExit(child);
+  const { child, exit } = await spawnDetached(options);
   const deadline = Date.now() + options.timeoutMs;
   try {
     const port = await waitForPort({ layout, offset, exit, deadline });
@@ -78,7 +84,9 @@ export async function startBoxd(options: StartBoxdOptions): Promise<BoxdProcess>
   }
 }
 
-async function spawnDetached(options: StartBoxdOptions): Promise<ChildProcess> {
+async function spawnDetached(
+  options: StartBoxdOptions,
+): Promise<{ readonly child: ChildProcess; readonly exit: ExitWatch }> {
   const { layout } = options;
   const argv = boxdArgv(options.command);
   const env = {
@@ -86,6 +94,7 @@ async function spawnDetached(options: StartBoxdOptions): Promise<ChildProcess> {
     // A bubblewrap box has a private /tmp; elsewhere HOME stays the operator's.
     ...(options.isolation === "bubblewrap" ? { HOME: "/tmp" } : {}),
     BOXD_TOKEN: options.token,
+    // killStrays finds a box's processes by these two.
     BOXD_INSTANCE_ID: layout.instanceId,
     BOXD_ROOT: layout.workspace,
     BOXD_HOST: "127.0.0.1",
@@ -115,9 +124,11 @@ async function spawnDetached(options: StartBoxdOptions): Promise<ChildProcess> {
             ],
             { ...launch, stdio: ["ignore", log.fd, log.fd, info.fd] },
           );
+    // Watched before the first await: a failed spawn emits "error" on the next tick.
+    const exit = watchExit(child);
     // Neither the child nor its stdio may keep this process alive.
     child.unref();
-    return child;
+    return { child, exit };
   } finally {
     // The child holds its own copies: ours would only keep the files open.
     await log.close();
@@ -279,8 +290,28 @@ export async function stopBoxd(stop: {
 async function waitUntilGone(boxd: BoxdProcess, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // A zombie counts as gone: it has exited and holds nothing but its pid until reaped.
     if (!(await isRunning(boxd))) return true;
     if (Date.now() >= deadline) return false;
     await delay(POLL_MS);
   }
+}
+
+/**
+ * Kills every process still serving this box once its recorded boxd is stopped or dead: a
+ * control plane that died between starting boxd and recording it leaves one behind, and two
+ * boxd must never serve one workspace. They are found by the BOXD_INSTANCE_ID and BOXD_ROOT
+ * they were started with (bubblewrap's own processes carry them too, so the sandbox init dies,
+ * and its whole box with it). Returns the pids killed.
+ */
+export async function killStrays(layout: BoxLayout): Promise<number[]> {
+  const strays = await pidsWithEnvironment([
+    `BOXD_INSTANCE_ID=${layout.instanceId}`,
+    `BOXD_ROOT=${layout.workspace}`,
+  ]);
+  for (const pid of strays) {
+    if (await leadsProcessGroup(pid)) sendSignal(-pid, "SIGKILL");
+    sendSignal(pid, "SIGKILL");
+  }
+  return strays;
 }

@@ -27,7 +27,8 @@ export interface SandboxPaths {
  *   pid 1, whose death (SIGKILL from outside) ends every process in the box;
  * - the host filesystem read-only, /proc, /dev and /tmp fresh, /run (sockets: Docker,
  *   PostgreSQL, D-Bus) hidden, the data folder hidden, then only this box's workspace bound back
- *   writable — other boxes, their records and logs, and this box's own record are invisible;
+ *   writable (the rest of the data folder's stand-in is read-only) — other boxes, their
+ *   records and logs, and this box's own record are invisible;
  * - every capability dropped: bwrap started by root otherwise leaves them all, and
  *   CAP_SYS_ADMIN alone could unmount the tmpfs that hides the other boxes;
  * - --new-session: the box gets no controlling terminal to inject input into (TIOCSTI).
@@ -37,7 +38,7 @@ export interface SandboxPaths {
  * --die-with-parent is deliberately absent: boxes outlive the control plane.
  */
 export function bubblewrapArgv(paths: SandboxPaths): string[] {
-  const hidden = paths.hidden.flatMap((folder) => ["--tmpfs", folder]);
+  const hidden = paths.hidden.flatMap((folder) => ["--tmpfs", folder, "--remount-ro", folder]);
   return [
     "--unshare-pid",
     "--unshare-ipc",
@@ -68,6 +69,10 @@ export function bubblewrapArgv(paths: SandboxPaths): string[] {
     "--bind",
     paths.workspace,
     paths.workspace,
+    // Read-only after the bind (not recursive: the workspace stays writable), so nothing is
+    // written into the data folder's stand-in, not even by mistake.
+    "--remount-ro",
+    paths.dataDir,
     "--chdir",
     paths.workspace,
     // bwrap writes {"child-pid": N} to fd 3: N is the sandbox's init, the box's real pid.

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, realpath, rename, rm, stat } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdir, realpath, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import {
   BackendError,
@@ -14,72 +13,19 @@ import {
   boxLayout,
   boxMetadataSchema,
   listInstanceIds,
+  pathExists,
   readBoxRecord,
   writeBoxRecord,
   type BoxLayout,
   type BoxRecord,
 } from "./boxFolder.ts";
 import { withBoxLock } from "./boxLock.ts";
-import { boxdFiles, isHealthy, startBoxd, stopBoxd, type BoxdLogLevel } from "./boxProcess.ts";
-import {
-  foldersToHide,
-  resolveIsolation,
-  type LocalIsolation,
-  type ResolvedIsolation,
-} from "./bubblewrap.ts";
-import { inheritedBoxEnv, readLocalBackendEnv } from "./env.ts";
+import { boxdFiles, isHealthy, killStrays, startBoxd, stopBoxd } from "./boxProcess.ts";
+import { foldersToHide, resolveIsolation, type ResolvedIsolation } from "./bubblewrap.ts";
 import { instanceIdFor, isInstanceId } from "./instanceIds.ts";
 import { toBackendError } from "./localErrors.ts";
-import { silentLogger, type LocalBackendLogger } from "./logger.ts";
+import { settingsFrom, type LocalBackendOptions, type Settings } from "./localSettings.ts";
 import { isRunning } from "./processInfo.ts";
-
-/** apps/boxd's entry in this repository (this file is packages/sandbox/src/backends/local/). */
-const repoBoxdEntry = fileURLToPath(
-  new URL("../../../../../apps/boxd/src/main.ts", import.meta.url),
-);
-
-export interface LocalBackendOptions {
-  /** Berth's data folder; boxes live in <dataDir>/boxes/<instanceId>/. */
-  readonly dataDir: string;
-  /** BERTH_SECRET: each box's token is HMAC(secret, instanceId), derived when needed, never stored. */
-  readonly secret: string;
-  /** boxd's entry (default: this repository's apps/boxd/src/main.ts, run through tsx). */
-  readonly boxdEntry?: string;
-  readonly isolation: LocalIsolation;
-  readonly logger?: LocalBackendLogger;
-  /** Most boxes running at once on this data folder (default 32); more is a `capacity` error. */
-  readonly maxBoxes?: number;
-  /** How long boxd may take to listen and answer healthz (default 30 s). */
-  readonly startTimeoutMs?: number;
-  /** How long boxd gets to exit after SIGTERM before SIGKILL (default 3 s). */
-  readonly stopGraceMs?: number;
-  /** The bwrap binary (default "bwrap" on PATH). */
-  readonly bwrapPath?: string;
-  /**
-   * Folders a bubblewrap box must not see, each hidden behind an empty tmpfs (default: the
-   * control plane's HOME — SSH keys, cloud credentials). One that holds node or boxd stays visible.
-   */
-  readonly hiddenPaths?: readonly string[];
-  readonly boxdLogLevel?: BoxdLogLevel;
-  /** Whether this is CI, where "auto" requires bubblewrap (default: the CI variable). */
-  readonly ci?: boolean;
-}
-
-interface Settings {
-  readonly dataDir: string;
-  readonly secret: string;
-  readonly boxdEntry: string;
-  readonly isolation: LocalIsolation;
-  readonly logger: LocalBackendLogger;
-  readonly maxBoxes: number;
-  readonly startTimeoutMs: number;
-  readonly stopGraceMs: number;
-  readonly bwrapPath: string;
-  readonly hiddenPaths: readonly string[];
-  readonly boxdLogLevel: BoxdLogLevel;
-  readonly ci: boolean;
-  readonly boxEnv: Readonly<Record<string, string>>;
-}
 
 /**
  * Boxes as boxd processes on this machine, optionally inside bubblewrap. Each box is a folder
@@ -127,10 +73,10 @@ export class LocalBackend implements Backend {
 
   async terminate(instanceId: string): Promise<void> {
     await this.#guarded({ operation: "terminate", instanceId }, async (layout) => {
-      if (!(await exists(layout.folder))) return;
+      if (!(await pathExists(layout.folder))) return;
       // A folder without a record is a create cut short: there is nothing running to stop.
       const record = await readBoxRecord(layout);
-      if (record?.boxd) await stopBoxd({ boxd: record.boxd, graceMs: this.#settings.stopGraceMs });
+      await this.#stop(layout, record?.boxd ?? null);
       // Moved out first, so a crash mid-removal leaves trash rather than a half-deleted box.
       const trash = join(await this.#root(), "trash");
       await mkdir(trash, { recursive: true });
@@ -144,8 +90,8 @@ export class LocalBackend implements Backend {
   async suspend(instanceId: string): Promise<void> {
     await this.#guarded({ operation: "suspend", instanceId }, async (layout) => {
       const record = await this.#existing(layout);
+      await this.#stop(layout, record.boxd);
       if (record.boxd === null) return;
-      await stopBoxd({ boxd: record.boxd, graceMs: this.#settings.stopGraceMs });
       await writeBoxRecord(layout, { ...record, boxd: null });
       this.#settings.logger.info({ instanceId }, "box suspended");
     });
@@ -208,7 +154,7 @@ export class LocalBackend implements Backend {
   }
 
   async #state(layout: BoxLayout, record: BoxRecord): Promise<BoxInfo["state"]> {
-    if (!(await exists(layout.workspace))) return "gone";
+    if (!(await pathExists(layout.workspace))) return "gone";
     return record.boxd !== null && (await isRunning(record.boxd)) ? "running" : "suspended";
   }
 
@@ -288,7 +234,7 @@ export class LocalBackend implements Backend {
   /** Reuses a healthy boxd; otherwise (re)starts one on the box's folder and records it. */
   async #ensureRunning(layout: BoxLayout, record: BoxRecord): Promise<void> {
     const { instanceId } = layout;
-    if (!(await exists(layout.workspace))) {
+    if (!(await pathExists(layout.workspace))) {
       throw new BackendError({
         code: "not_found",
         message: `box ${instanceId} is gone: its workspace folder is missing`,
@@ -302,8 +248,8 @@ export class LocalBackend implements Backend {
         { instanceId, pid: record.boxd.pid },
         "boxd runs but fails healthz: restarting it",
       );
-      await stopBoxd({ boxd: record.boxd, graceMs: this.#settings.stopGraceMs });
     }
+    await this.#stop(layout, record.boxd);
     const isolation = await this.#isolationFor(record);
     await this.#checkCapacity(instanceId);
     const dataDir = await this.#root();
@@ -330,6 +276,18 @@ export class LocalBackend implements Backend {
       { instanceId, pid: boxd.pid, port: boxd.port, isolation },
       "boxd started",
     );
+  }
+
+  /** Stops the recorded boxd (if any), then whatever else still serves the box. */
+  async #stop(layout: BoxLayout, boxd: BoxRecord["boxd"]): Promise<void> {
+    if (boxd !== null) await stopBoxd({ boxd, graceMs: this.#settings.stopGraceMs });
+    const strays = await killStrays(layout);
+    if (strays.length > 0) {
+      this.#settings.logger.warn(
+        { instanceId: layout.instanceId, pids: strays },
+        "killed boxd processes the box record did not name",
+      );
+    }
   }
 
   /** A box never runs with less isolation than it was created with. */
@@ -386,49 +344,15 @@ export class LocalBackend implements Backend {
     this.#dataDir ??= (async () => {
       await mkdir(boxesFolder(this.#settings.dataDir), { recursive: true, mode: 0o700 });
       return realpath(this.#settings.dataDir);
-    })();
+    })().catch((error: unknown) => {
+      // Not cached: the next call tries again (the folder may be creatable by then).
+      this.#dataDir = undefined;
+      throw error;
+    });
     return this.#dataDir;
   }
 
   #token(instanceId: string): string {
     return deriveBoxToken({ secret: this.#settings.secret, instanceId });
-  }
-}
-
-function settingsFrom(options: LocalBackendOptions): Settings {
-  const invalid = (message: string) =>
-    new BackendError({ code: "invalid", message: `LocalBackend: ${message}` });
-  if (options.secret === "") throw invalid("secret (BERTH_SECRET) is empty");
-  if (options.dataDir === "") throw invalid("dataDir is empty");
-  const maxBoxes = options.maxBoxes ?? 32;
-  if (!Number.isInteger(maxBoxes) || maxBoxes < 1)
-    throw invalid(`maxBoxes must be a positive integer, not ${String(maxBoxes)}`);
-  const boxdEntry = options.boxdEntry ?? repoBoxdEntry;
-  if (!isAbsolute(boxdEntry)) throw invalid(`boxdEntry must be an absolute path, not ${boxdEntry}`);
-  const env = readLocalBackendEnv();
-  return {
-    dataDir: resolve(options.dataDir),
-    secret: options.secret,
-    boxdEntry,
-    isolation: options.isolation,
-    logger: options.logger ?? silentLogger,
-    maxBoxes,
-    startTimeoutMs: options.startTimeoutMs ?? 30_000,
-    stopGraceMs: options.stopGraceMs ?? 3_000,
-    bwrapPath: options.bwrapPath ?? "bwrap",
-    hiddenPaths: options.hiddenPaths ?? (env.HOME === undefined ? [] : [env.HOME]),
-    boxdLogLevel: options.boxdLogLevel ?? "info",
-    ci: options.ci ?? env.CI,
-    boxEnv: inheritedBoxEnv(env),
-  };
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
   }
 }

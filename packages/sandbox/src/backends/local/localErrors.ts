@@ -33,6 +33,9 @@ function codeOf(error: unknown): BackendErrorCode {
     case "ENFILE":
     case "EAGAIN":
       return "capacity";
+    // boxdEntry has no tsx to run it with: a configuration mistake.
+    case "MODULE_NOT_FOUND":
+      return "invalid";
     case "EACCES":
     case "EPERM":
     case "EROFS":

@@ -87,21 +87,42 @@ export async function leadsProcessGroup(pid: number): Promise<boolean> {
   return stat.pgrp === pid;
 }
 
-/** The pids whose parent is `pid` (a scan of /proc: /proc/<pid>/task/<pid>/children is optional in kernels). */
-export async function childPids(pid: number): Promise<number[]> {
-  let names: string[];
+async function allPids(): Promise<number[]> {
   try {
-    names = await readdir("/proc");
+    return (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
   } catch {
     return [];
   }
+}
+
+/** The pids whose parent is `pid` (a scan of /proc: /proc/<pid>/task/<pid>/children is optional in kernels). */
+export async function childPids(pid: number): Promise<number[]> {
   const children: number[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = await readStat(Number(name));
-    if (stat?.ppid === pid) children.push(Number(name));
+  for (const candidate of await allPids()) {
+    if ((await readStat(candidate))?.ppid === pid) children.push(candidate);
   }
   return children;
+}
+
+/**
+ * The live processes whose environment holds every one of `entries` ("KEY=value"). Only
+ * processes of this user (or all, as root) are readable: the ones this backend started.
+ */
+export async function pidsWithEnvironment(entries: readonly string[]): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of await allPids()) {
+    let environ: string;
+    try {
+      environ = await readFile(`/proc/${String(pid)}/environ`, "utf8");
+    } catch {
+      continue;
+    }
+    const variables = new Set(environ.split("\0"));
+    if (!entries.every((entry) => variables.has(entry))) continue;
+    const stat = await readStat(pid);
+    if (stat !== undefined && stat.state !== "Z" && stat.state !== "X") found.push(pid);
+  }
+  return found;
 }
 
 /** Sends a signal, treating "no such process" as done (it may exit at any moment). */

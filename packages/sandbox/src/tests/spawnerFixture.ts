@@ -1,0 +1,99 @@
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BoxClient } from "@berth/box-protocol";
+import { LocalBackend } from "../backends/local/localBackend.ts";
+import type { Backend, BoxInfo, BoxMetadata } from "../spawner/backend.ts";
+
+/** The real local backend (bubblewrap when the machine has it; required under CI). */
+export function localBackend(dataDir: string): LocalBackend {
+  return new LocalBackend({
+    dataDir,
+    secret: "spawner-test-secret-0123456789abcdef",
+    isolation: "auto",
+  });
+}
+
+export async function tempDataDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), "berth-spawner-"));
+}
+
+/** Host pids of processes serving `instanceId` (boxd inside or outside bubblewrap), by environment. */
+export async function boxPids(instanceId: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const environ = await readFile(`/proc/${entry}/environ`, "utf8").catch(() => "");
+    if (environ.split("\0").includes(`BOXD_INSTANCE_ID=${instanceId}`)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Whether every process of the box is gone within a few seconds (a parent may reap slowly). */
+export async function boxProcessesGone(instanceId: string): Promise<boolean> {
+  for (let i = 0; i < 50; i += 1) {
+    if ((await boxPids(instanceId)).length === 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+export interface Racepoints {
+  /** Runs after the real create returned, before the spawner records the box. */
+  afterCreate?: (instanceId: string) => Promise<void>;
+  /** Runs before connect returns (after record, before readiness and commit). */
+  beforeConnect?: (instanceId: string) => Promise<void>;
+  /** The create throws this instead of creating anything. */
+  createFails?: Error;
+  /** The next terminate throws (the box is left running), once. */
+  terminateFailsOnce?: boolean;
+}
+
+/**
+ * The real backend with racepoints: hooks that let a test act at an exact step of a spawn
+ * (another actor bumps the epoch, the box dies) or make one call fail. Everything else is real.
+ */
+export class RacepointBackend implements Backend {
+  readonly kind = "local" as const;
+  readonly #inner: Backend;
+  readonly #points: Racepoints;
+
+  constructor(inner: Backend, points: Racepoints) {
+    this.#inner = inner;
+    this.#points = { ...points };
+  }
+
+  async create(input: {
+    readonly metadata: BoxMetadata;
+  }): Promise<{ readonly instanceId: string }> {
+    if (this.#points.createFails !== undefined) throw this.#points.createFails;
+    const created = await this.#inner.create(input);
+    await this.#points.afterCreate?.(created.instanceId);
+    return created;
+  }
+
+  async connect(instanceId: string): Promise<BoxClient> {
+    await this.#points.beforeConnect?.(instanceId);
+    return this.#inner.connect(instanceId);
+  }
+
+  async terminate(instanceId: string): Promise<void> {
+    if (this.#points.terminateFailsOnce === true) {
+      this.#points.terminateFailsOnce = false;
+      throw new Error("the backend did not answer the terminate");
+    }
+    await this.#inner.terminate(instanceId);
+  }
+
+  resume(instanceId: string): Promise<void> {
+    return this.#inner.resume(instanceId);
+  }
+
+  suspend(instanceId: string): Promise<void> {
+    return this.#inner.suspend(instanceId);
+  }
+
+  inventory(): Promise<readonly BoxInfo[]> {
+    return this.#inner.inventory();
+  }
+}
