@@ -7,6 +7,13 @@ export const workerEnvSchema = dbEnvSchema
   .extend(sandboxEnvShape)
   .extend({
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+    /** Berth's data folder: local boxes live in <dir>/boxes. */
+    BERTH_DATA_DIR: z.string().min(1).default(".data"),
+    /**
+     * The key local box tokens are derived from. Without it the worker manages no local boxes
+     * (no orphan sweep; draining boxes wait).
+     */
+    BERTH_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
     /** Set by the launcher: the worker stops when that process is gone. */
     BERTH_LAUNCHER_PID: z.coerce.number().int().positive().optional(),
   })

@@ -1,16 +1,20 @@
-import type { ReaperSystem, SweepReport } from "@berth/sandbox";
+import type { OrphanSweepSystem, ReaperSystem, SweepReport } from "@berth/sandbox";
 import type { Logger } from "pino";
 
+export interface ReaperLoopOptions {
+  readonly reaper: ReaperSystem;
+  /** Terminates boxes no lease records, after each reaper sweep (when boxes are local). */
+  readonly orphans?: OrphanSweepSystem | undefined;
+  readonly periodMs: number;
+  readonly logger: Logger;
+}
+
 /**
- * Runs the reaper every `periodMs` until stopped; a sweep that throws is logged and the next
- * one runs on time. Stopping waits for the sweep in progress.
+ * Runs the reaper (then the orphan sweep) every `periodMs` until stopped; a sweep that throws is
+ * logged and the next one runs on time. Stopping waits for the sweep in progress.
  */
-export function startReaperLoop(options: {
-  reaper: ReaperSystem;
-  periodMs: number;
-  logger: Logger;
-}): { stop(): Promise<void> } {
-  const { reaper, periodMs, logger } = options;
+export function startReaperLoop(options: ReaperLoopOptions): { stop(): Promise<void> } {
+  const { reaper, orphans, periodMs, logger } = options;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -19,11 +23,16 @@ export function startReaperLoop(options: {
     const started = performance.now();
     try {
       const report = await reaper.sweepOnce();
-      if (isBusy(report))
+      if (isBusy(report)) {
         logger.info(
           { ...summarize(report), ms: Math.round(performance.now() - started) },
           "reaper sweep",
         );
+      }
+      const swept = await orphans?.sweepOnce();
+      if (swept !== undefined && (swept.terminated.length > 0 || swept.failed.length > 0)) {
+        logger.info({ terminated: swept.terminated, failed: swept.failed }, "orphan sweep");
+      }
     } catch (error) {
       logger.error({ err: error }, "reaper sweep failed; retrying next period");
     }

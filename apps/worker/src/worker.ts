@@ -1,5 +1,5 @@
 import type { DbClient } from "@berth/db";
-import type { ReaperSystem } from "@berth/sandbox";
+import type { OrphanSweepSystem, ReaperSystem } from "@berth/sandbox";
 import type { Logger } from "pino";
 import { startReaperLoop } from "./reaperLoop.ts";
 
@@ -7,6 +7,7 @@ export interface WorkerOptions {
   readonly db: DbClient;
   readonly logger: Logger;
   readonly reaper: ReaperSystem;
+  readonly orphans?: OrphanSweepSystem | undefined;
   readonly reaperPeriodMs: number;
   /** When set, the worker stops once this process is gone (it was orphaned). */
   readonly launcherPid?: number | undefined;
@@ -22,6 +23,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   logger.info({ database: version, reaperPeriodMs: options.reaperPeriodMs }, "worker started");
   const loop = startReaperLoop({
     reaper: options.reaper,
+    orphans: options.orphans,
     periodMs: options.reaperPeriodMs,
     logger,
   });
