@@ -119,6 +119,7 @@ async function spawnDetached(
                 dataDir: options.dataDir,
                 workspace: layout.workspace,
                 hidden: options.hidden,
+                needed: boxdFiles(options.command.entry),
               }),
               ...argv,
             ],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bubblewrapArgv, foldersToHide } from "./bubblewrap.ts";
+import { bubblewrapArgv, foldersToHide, foldersToKeep } from "./bubblewrap.ts";
 
 const paths = {
   dataDir: "/srv/berth",
@@ -52,5 +52,19 @@ describe("foldersToHide", () => {
     expect(() => foldersToHide({ dataDir: "/home/dev/berth", requested: [], needed })).toThrow(
       /boxd needs/,
     );
+  });
+});
+
+describe("foldersToKeep", () => {
+  it("binds back the top folder of each needed file under /tmp or /run, and nothing else", () => {
+    expect(
+      foldersToKeep([
+        "/usr/bin/node",
+        "/tmp/clone/apps/boxd/src/main.ts",
+        "/tmp/clone/node_modules/tsx/dist/loader.mjs",
+        "/run/x/y",
+      ]),
+    ).toEqual(["/run/x", "/tmp/clone"]);
+    expect(foldersToKeep(["/work/main/apps/boxd/src/main.ts"])).toEqual([]);
   });
 });

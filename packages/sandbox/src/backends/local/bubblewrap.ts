@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { relative, isAbsolute } from "node:path";
+import { isAbsolute, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { BackendError } from "../../spawner/backend.ts";
 import type { LocalBackendLogger } from "./logger.ts";
@@ -19,6 +19,28 @@ export interface SandboxPaths {
   readonly workspace: string;
   /** More folders to hide (e.g. the operator's home), each behind an empty tmpfs. */
   readonly hidden: readonly string[];
+  /** Files boxd needs to start (node, its code, tsx): kept visible even under /tmp or /run. */
+  readonly needed?: readonly string[];
+}
+
+/** Mounts the box gets fresh (empty) copies of. */
+const FRESH_MOUNTS = ["/tmp", "/run"] as const;
+
+/**
+ * The folders to bind back read-only over the fresh /tmp and /run: for each needed file under
+ * one of them, its top folder there (a checkout in /tmp/clone needs all of /tmp/clone: its
+ * node_modules and workspace packages, not just the entry file).
+ */
+export function foldersToKeep(needed: readonly string[]): string[] {
+  const keep = new Set<string>();
+  for (const path of needed) {
+    for (const mount of FRESH_MOUNTS) {
+      if (!isInside(path, mount) || path === mount) continue;
+      const top = relative(mount, path).split(sep)[0];
+      if (top !== undefined && top !== "") keep.add(`${mount}/${top}`);
+    }
+  }
+  return [...keep].sort();
 }
 
 /**
@@ -39,6 +61,7 @@ export interface SandboxPaths {
  */
 export function bubblewrapArgv(paths: SandboxPaths): string[] {
   const hidden = paths.hidden.flatMap((folder) => ["--tmpfs", folder, "--remount-ro", folder]);
+  const kept = foldersToKeep(paths.needed ?? []).flatMap((folder) => ["--ro-bind", folder, folder]);
   return [
     "--unshare-pid",
     "--unshare-ipc",
@@ -63,6 +86,7 @@ export function bubblewrapArgv(paths: SandboxPaths): string[] {
     "--ro-bind-try",
     "/run/systemd/resolve",
     "/run/systemd/resolve",
+    ...kept,
     ...hidden,
     "--tmpfs",
     paths.dataDir,
