@@ -78,4 +78,14 @@ describe("pnpm bench", () => {
     expect(Number(figures.baseline_ops)).toBeGreaterThan(0);
     expect(figures.herd_spawners).toBe("1");
   });
+
+  it("runs the boxes benchmark in its short mode: real boxes through the lease, and a parseable RESULT", async () => {
+    const run = await bench(["boxes", "--short"]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.lastLine).toMatch(
+      /^RESULT boxes ratio=\d+(\.\d+)? goal=ratio<=1\.3,p50_ms<300 p50_ms=\d/,
+    );
+    expect(run.lastLine).toMatch(/ runs=3 isolation=(bubblewrap|none)$/);
+  });
 });
