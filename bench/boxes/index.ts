@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createBoxClient, deriveBoxToken } from "@berth/box-protocol";
 import {
   DatabaseClock,
+  defaultBoxdEntry,
   defaultLeaseConfig,
   LeaseSystem,
   LocalBackend,
@@ -17,14 +18,15 @@ import { median, quantile, round } from "../harness/stats.ts";
 const GOAL_RATIO = 1.3;
 const GOAL_P50_MS = 300;
 const SECRET = "bench-boxes-secret-0123456789abcdef0123";
-const boxdEntry = join(import.meta.dirname, "..", "..", "apps", "boxd", "src", "main.ts");
 
-/** Baseline: start boxd directly on a folder and wait for its first exec of `true`. */
+/** Baseline: start boxd directly on a folder (the same entry boxes use) and wait for its first exec. */
 async function bareBoxd(root: string): Promise<number> {
+  const entry = defaultBoxdEntry();
+  const argv = entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry];
   const started = performance.now();
   const instanceId = `bare-${crypto.randomUUID()}`;
   const token = deriveBoxToken({ secret: SECRET, instanceId });
-  const child = spawn(process.execPath, ["--import", "tsx", boxdEntry], {
+  const child = spawn(process.execPath, argv, {
     env: {
       ...process.env,
       BOXD_TOKEN: token,

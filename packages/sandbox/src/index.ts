@@ -33,3 +33,4 @@ export type {
   LocalBackendOptions,
   LocalIsolation,
 } from "./backends/local/index.ts";
+export { defaultBoxdEntry } from "./backends/local/boxdEntry.ts";

@@ -1,22 +1,17 @@
 import { isAbsolute, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { BackendError } from "../../spawner/backend.ts";
 import type { BoxdLogLevel } from "./boxProcess.ts";
 import type { LocalIsolation } from "./bubblewrap.ts";
 import { inheritedBoxEnv, readLocalBackendEnv } from "./env.ts";
+import { defaultBoxdEntry } from "./boxdEntry.ts";
 import { silentLogger, type LocalBackendLogger } from "./logger.ts";
-
-/** apps/boxd's entry in this repository (this file is packages/sandbox/src/backends/local/). */
-const repoBoxdEntry = fileURLToPath(
-  new URL("../../../../../apps/boxd/src/main.ts", import.meta.url),
-);
 
 export interface LocalBackendOptions {
   /** Berth's data folder; boxes live in <dataDir>/boxes/<instanceId>/. */
   readonly dataDir: string;
   /** BERTH_SECRET: each box's token is HMAC(secret, instanceId), derived when needed, never stored. */
   readonly secret: string;
-  /** boxd's entry (default: this repository's apps/boxd/src/main.ts, run through tsx). */
+  /** boxd's entry (default: the bundle apps/boxd/dist/main.mjs when fresh, else its source via tsx). */
   readonly boxdEntry?: string;
   readonly isolation: LocalIsolation;
   readonly logger?: LocalBackendLogger;
@@ -62,7 +57,7 @@ export function settingsFrom(options: LocalBackendOptions): Settings {
   const maxBoxes = options.maxBoxes ?? 32;
   if (!Number.isInteger(maxBoxes) || maxBoxes < 1)
     throw invalid(`maxBoxes must be a positive integer, not ${String(maxBoxes)}`);
-  const boxdEntry = options.boxdEntry ?? repoBoxdEntry;
+  const boxdEntry = options.boxdEntry ?? defaultBoxdEntry();
   if (!isAbsolute(boxdEntry)) throw invalid(`boxdEntry must be an absolute path, not ${boxdEntry}`);
   const env = readLocalBackendEnv();
   return {
