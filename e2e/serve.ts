@@ -10,7 +10,8 @@ const launcher = spawn(
   process.execPath,
   ["--import", "tsx", join(import.meta.dirname, "..", "apps", "launcher", "src", "main.ts")],
   {
-    env: { ...process.env, DATABASE_URL: database.url },
+    // No demo box: the browser tests need none, and a box would outlive them.
+    env: { ...process.env, DATABASE_URL: database.url, BERTH_DEMO_BOX: "off" },
     stdio: "inherit",
   },
 );

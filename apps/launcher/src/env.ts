@@ -14,6 +14,10 @@ export const launcherEnvSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+  /** The key box tokens derive from; without it one is kept in the data folder. */
+  BERTH_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+  /** Whether the demo session gets a real local box at start. */
+  BERTH_DEMO_BOX: z.enum(["on", "off"]).default("on"),
 });
 
 export type LauncherEnv = z.infer<typeof launcherEnvSchema> & { readonly dataDir: string };

@@ -10,10 +10,12 @@ import { pino } from "pino";
 import { readBuildInfo } from "./buildInfo.ts";
 import { startChild, stopChild, type RunningChild } from "./children.ts";
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from "./dataDirLock.ts";
+import { startDemoBox } from "./demoBox.ts";
 import { ensureDemoWorkspace } from "./demoWorkspace.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embeddedDatabase.ts";
 import { inheritedEnv, readLauncherEnv } from "./env.ts";
 import { waitUntilServing } from "./readiness.ts";
+import { resolveSecret } from "./secret.ts";
 
 const parsed = readLauncherEnv();
 if (!parsed.success) {
@@ -28,6 +30,7 @@ const workerDir = join(repoRoot, "apps", "worker");
 
 let lock: DataDirLock | undefined;
 let embedded: EmbeddedDatabase | undefined;
+let demoBox: { release(): Promise<void> } | undefined;
 const children: RunningChild[] = [];
 let stopping = false;
 
@@ -35,6 +38,12 @@ async function shutdown(code: number, reason: string): Promise<never> {
   if (!stopping) {
     stopping = true;
     logger.info({ reason }, "stopping Berth");
+    await demoBox?.release().catch((error: unknown) => {
+      logger.warn(
+        { err: error },
+        "could not release the demo box's holder; it drains when the holder expires",
+      );
+    });
     await Promise.all(children.map((child) => stopChild(child, logger)));
     await embedded?.close();
     await lock?.release();
@@ -73,11 +82,21 @@ try {
     "migrations up to date",
   );
   await ensureDemoWorkspace(databaseUrl);
+  const secret = await resolveSecret({ fromEnv: env.BERTH_SECRET, dataDir: env.dataDir });
+  if (env.BERTH_DEMO_BOX === "on") {
+    try {
+      demoBox = await startDemoBox({ databaseUrl, dataDir: env.dataDir, secret, logger });
+    } catch (error) {
+      logger.warn({ err: error }, "no demo box this time; Berth runs without it");
+    }
+  }
 
   const build = await readBuildInfo(repoRoot);
   const childEnv = {
     ...inheritedEnv(),
     DATABASE_URL: databaseUrl,
+    BERTH_DATA_DIR: env.dataDir,
+    BERTH_SECRET: secret,
     BERTH_VERSION: build.version,
     BERTH_GIT_REVISION: build.gitRevision,
     BERTH_LAUNCHER_PID: String(process.pid),

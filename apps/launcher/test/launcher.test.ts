@@ -1,4 +1,5 @@
 import { readMigrationFiles } from "@berth/db/migrate";
+import { LocalBackend } from "@berth/sandbox";
 import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +23,11 @@ afterAll(async () => {
 });
 
 async function launch(): Promise<LauncherProcess> {
-  const launcher = startLauncher({ BERTH_DATA_DIR: dataDir, PORT: String(await freePort()) });
+  const launcher = startLauncher({
+    BERTH_DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    BERTH_DEMO_BOX: "off",
+  });
   started.push(launcher);
   return launcher;
 }
@@ -91,5 +96,30 @@ describe("the start command on the embedded database", () => {
     expect(launcher.output()).toContain("invalid environment (3 problems)");
     for (const name of ["PORT", "DATABASE_URL", "LOG_LEVEL"])
       expect(launcher.output()).toContain(`- ${name}:`);
+  });
+
+  it("gives the demo session a real local box, which outlives the launcher", async () => {
+    const boxesDir = await mkdtemp(join(tmpdir(), "berth-start-box-"));
+    const launcher = startLauncher({ BERTH_DATA_DIR: boxesDir, PORT: String(await freePort()) });
+    started.push(launcher);
+    try {
+      await untilRunning(launcher);
+      const instanceId = /"instanceId":"([^"]+)","sessionId":"[^"]+","msg":"demo box warm"/.exec(
+        launcher.output(),
+      )?.[1];
+      expect(instanceId, launcher.output()).toMatch(/^box-/);
+      launcher.child.kill("SIGTERM");
+      expect(await launcher.exited).toBe(0);
+
+      const secret = (await readFile(join(boxesDir, "secret"), "utf8")).trim();
+      const backend = new LocalBackend({ dataDir: boxesDir, secret, isolation: "auto" });
+      const [box] = await backend.inventory();
+      expect(box).toMatchObject({ instanceId, state: "running" });
+      const client = await backend.connect(instanceId ?? "");
+      expect(await client.exec({ argv: ["true"] })).toMatchObject({ exitCode: 0 });
+      await backend.terminate(instanceId ?? "");
+    } finally {
+      await rm(boxesDir, { recursive: true, force: true });
+    }
   });
 });
