@@ -201,3 +201,36 @@ export async function publishCapture(w: LeaseWorld, lease: LeaseSnapshot): Promi
   if (published.outcome !== "published") throw new Error(`publish lost: ${published.reason}`);
   return published.lease;
 }
+
+/**
+ * One admitted and settled write on the warm box (as box services will do for every write), so
+ * the workspace holds something a drain must capture. The holder defaults to warmLease's turn.
+ */
+export async function settledWrite(
+  w: LeaseWorld,
+  target: {
+    session: SeededSession;
+    lease: LeaseSnapshot;
+    holder?: { kind: "turn" | "direct"; id: string };
+  },
+): Promise<number> {
+  const { session, lease } = target;
+  const admitted = await w.admissions.admit({
+    ...session,
+    leaseId: lease.id,
+    expectedEpoch: lease.epoch,
+    instanceId: lease.instanceId ?? "",
+    holderKind: target.holder?.kind ?? "turn",
+    holderId: target.holder?.id ?? "turn-attempt:first",
+    routeTargetId: null,
+    routeEpoch: 0,
+    operation: "fs.write",
+  });
+  if (!admitted.admitted) throw new Error(`write not admitted: ${admitted.reason}`);
+  await w.admissions.settle({
+    workspaceId: session.workspaceId,
+    admissionId: admitted.admissionId,
+    outcome: "resolved",
+  });
+  return admitted.generation;
+}

@@ -8,6 +8,7 @@ import {
   publishCapture,
   seedSession,
   useLeaseWorld,
+  settledWrite,
   warmLease,
   type LeaseWorld,
   type SeededSession,
@@ -24,23 +25,7 @@ async function archivedWarmLease(
   instanceId: string,
 ): Promise<LeaseSnapshot> {
   const lease = await warmLease(w, s, instanceId);
-  const admission = await w.admissions.admit({
-    ...s,
-    leaseId: lease.id,
-    expectedEpoch: lease.epoch,
-    instanceId,
-    holderKind: "turn",
-    holderId: "turn-attempt:first",
-    routeTargetId: null,
-    routeEpoch: 0,
-    operation: "fs.write",
-  });
-  if (!admission.admitted) throw new Error(`not admitted: ${admission.reason}`);
-  await w.admissions.settle({
-    workspaceId: s.workspaceId,
-    admissionId: admission.admissionId,
-    outcome: "resolved",
-  });
+  await settledWrite(w, { session: s, lease });
   const current = await w.leases.readByGroup(s);
   if (current === null) throw new Error("lease vanished");
   return publishCapture(w, current);
@@ -380,23 +365,7 @@ describe("recovery (spec/lease.md §5, §13)", () => {
     const w = world.current;
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-15");
-    const write = await w.admissions.admit({
-      ...s,
-      leaseId: lease.id,
-      expectedEpoch: lease.epoch,
-      instanceId: "box-15",
-      holderKind: "turn",
-      holderId: "turn-attempt:first",
-      routeTargetId: null,
-      routeEpoch: 0,
-      operation: "fs.write",
-    });
-    if (!write.admitted) throw new Error(write.reason);
-    await w.admissions.settle({
-      workspaceId: s.workspaceId,
-      admissionId: write.admissionId,
-      outcome: "resolved",
-    });
+    await settledWrite(w, { session: s, lease });
     await w.leases.release({
       workspaceId: s.workspaceId,
       leaseId: lease.id,
@@ -468,23 +437,7 @@ describe("recovery (spec/lease.md §5, §13)", () => {
     const s = await seedSession(w.db);
     const first = await archivedWarmLease(w, s, "box-r");
     const r1 = first.archiveRevision ?? "";
-    const admission = await w.admissions.admit({
-      ...s,
-      leaseId: first.id,
-      expectedEpoch: 1,
-      instanceId: "box-r",
-      holderKind: "turn",
-      holderId: "turn-attempt:first",
-      routeTargetId: null,
-      routeEpoch: 0,
-      operation: "fs.write",
-    });
-    if (!admission.admitted) throw new Error(admission.reason);
-    await w.admissions.settle({
-      workspaceId: s.workspaceId,
-      admissionId: admission.admissionId,
-      outcome: "resolved",
-    });
+    await settledWrite(w, { session: s, lease: first });
     const before = await w.leases.readByGroup(s);
     expect(before).toMatchObject({
       workspaceGeneration: 2,

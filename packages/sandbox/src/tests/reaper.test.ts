@@ -2,47 +2,24 @@ import { describe, expect, it } from "vitest";
 import { sandboxEnvSchema } from "../env.ts";
 import { ReaperSystem } from "../reaper/reaperSystem.ts";
 import { createDbClient } from "@berth/db";
-import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import {
   concurrently,
   leaseEvents,
   seedSession,
   useLeaseWorld,
+  settledWrite,
   warmLease,
-  type LeaseWorld,
-  type SeededSession,
 } from "./leaseFixture.ts";
 
 const world = useLeaseWorld();
 const SECOND = 1_000;
-
-/** One admitted, settled write, so the workspace holds something a drain must capture. */
-async function writeOnce(w: LeaseWorld, s: SeededSession, lease: LeaseSnapshot): Promise<void> {
-  const admitted = await w.admissions.admit({
-    ...s,
-    leaseId: lease.id,
-    expectedEpoch: lease.epoch,
-    instanceId: lease.instanceId ?? "",
-    holderKind: "turn",
-    holderId: "turn-attempt:first",
-    routeTargetId: null,
-    routeEpoch: 0,
-    operation: "fs.write",
-  });
-  if (!admitted.admitted) throw new Error(admitted.reason);
-  await w.admissions.settle({
-    workspaceId: s.workspaceId,
-    admissionId: admitted.admissionId,
-    outcome: "resolved",
-  });
-}
 
 describe("the reaper (spec/lease.md §10, §13)", () => {
   it("scenario 31: stops a box only with zero holders past the grace — never under a holder, never inside the grace", async () => {
     const w = world.current;
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-31");
-    await writeOnce(w, s, lease);
+    await settledWrite(w, { session: s, lease });
     await w.leases.acquire({ ...s, kind: "viewer", holderId: "v" });
     const ref = { workspaceId: s.workspaceId, leaseId: lease.id };
 
@@ -76,7 +53,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     const w = world.current;
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-14");
-    await writeOnce(w, s, lease);
+    await settledWrite(w, { session: s, lease });
     await w.leases.release({
       workspaceId: s.workspaceId,
       leaseId: lease.id,
@@ -110,7 +87,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     const w = world.current;
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-u");
-    await writeOnce(w, s, lease);
+    await settledWrite(w, { session: s, lease });
     await w.leases.release({
       workspaceId: s.workspaceId,
       leaseId: lease.id,
@@ -192,7 +169,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     for (let i = 0; i < 12; i += 1) {
       const s = await seedSession(w.db);
       const lease = await warmLease(w, s, `box-${String(i)}`);
-      await writeOnce(w, s, lease);
+      await settledWrite(w, { session: s, lease });
       await w.leases.release({
         workspaceId: s.workspaceId,
         leaseId: lease.id,

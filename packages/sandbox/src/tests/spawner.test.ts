@@ -12,6 +12,7 @@ import { ManualClock } from "../testing/manualClock.ts";
 import {
   concurrently,
   seedSession,
+  settledWrite,
   useLeaseWorld,
   type LeaseWorld,
   type SeededSession,
@@ -277,22 +278,10 @@ describe("the drain port over the local backend", () => {
     const spawned = await acquireSpawner(w, s);
     const box = await spawnerOver(w, backend).establish(spawned);
     const holder = await w.db.leaseHolder.findFirstOrThrow({ where: { leaseId: spawned.id } });
-    const write = await w.admissions.admit({
-      ...s,
-      leaseId: spawned.id,
-      expectedEpoch: box.lease.epoch,
-      instanceId: box.instanceId,
-      holderKind: "direct",
-      holderId: holder.holderId,
-      routeTargetId: null,
-      routeEpoch: 0,
-      operation: "fs.write",
-    });
-    if (!write.admitted) throw new Error(write.reason);
-    await w.admissions.settle({
-      workspaceId: s.workspaceId,
-      admissionId: write.admissionId,
-      outcome: "resolved",
+    await settledWrite(w, {
+      session: s,
+      lease: box.lease,
+      holder: { kind: "direct", id: holder.holderId },
     });
     await w.leases.release({
       workspaceId: s.workspaceId,
