@@ -234,3 +234,16 @@ export async function settledWrite(
   });
   return admitted.generation;
 }
+
+/** A warm lease with a complete archive (one admitted, settled write, then a published capture). */
+export async function archivedWarmLease(
+  w: LeaseWorld,
+  s: SeededSession,
+  instanceId: string,
+): Promise<LeaseSnapshot> {
+  const lease = await warmLease(w, s, instanceId);
+  await settledWrite(w, { session: s, lease });
+  const current = await w.leases.readByGroup(s);
+  if (current === null) throw new Error("lease vanished");
+  return publishCapture(w, current);
+}
