@@ -55,10 +55,25 @@ log "install"
 pnpm install --frozen-lockfile --prefer-offline || die "pnpm install failed"
 stage generate setup pnpm turbo run db:generate --output-logs=errors-only || die "prisma generate failed; nothing else can run"
 stage lint check pnpm lint
-stage typecheck check pnpm turbo run typecheck --output-logs=errors-only
+stage typecheck check pnpm turbo run typecheck --continue --output-logs=errors-only
 stage build setup pnpm turbo run build --output-logs=errors-only
-stage unit tests pnpm turbo run test --concurrency=2
+stage unit tests pnpm turbo run test --concurrency=2 --continue
 stage e2e tests pnpm turbo run test:e2e
+
+# A suite that never wrote its report (it crashed, or turbo skipped it) is a failure too.
+missing_reports() {
+  local file report missing=0
+  for file in apps/*/package.json packages/*/package.json tooling/*/package.json bench/package.json; do
+    report=$(grep -o 'outputFile.json=[^" ]*' "$file" | head -n 1 | sed 's#.*/reports/vitest/##')
+    [ -n "$report" ] || continue
+    if [ ! -f "$root/reports/vitest/$report" ]; then
+      echo "no report from $(dirname "$file") (reports/vitest/$report)"
+      missing=1
+    fi
+  done
+  return "$missing"
+}
+stage reports setup missing_reports
 
 log "summary"
 pnpm --silent exec tsx tooling/ci/src/summarize.ts "$root/reports" || status=1

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createBoxClient, deriveBoxToken } from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { errorCode, isRunning, startBoxd, TEST_SECRET, type BoxdProcess } from "./boxdProcess.ts";
+import { errorCode, exitsWithin, startBoxd, TEST_SECRET, type BoxdProcess } from "./boxdProcess.ts";
 
 let boxd: BoxdProcess;
 beforeAll(async () => {
@@ -114,6 +114,6 @@ describe("the boxd process", () => {
       .map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages).toEqual(["listening", "terminal opened", "stopping", "stopped"]);
     // The shell went with it.
-    expect(isRunning(terminal.pid)).toBe(false);
+    expect(await exitsWithin(terminal.pid)).toBe(true);
   });
 });

@@ -111,6 +111,19 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+/**
+ * Whether `pid` is gone within `ms`: a process killed with its parent (a shell whose terminal
+ * closed) dies a moment later, asynchronously, so a test must wait for it rather than race it.
+ */
+export async function exitsWithin(pid: number, ms = 5_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!isRunning(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return !isRunning(pid);
+}
+
 /** Awaits `work` and returns the BoxError code it failed with (fails the test if it succeeded). */
 export async function errorCode(work: Promise<unknown>): Promise<string> {
   try {

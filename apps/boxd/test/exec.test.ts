@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCode, isRunning, startBoxd, type BoxdProcess } from "./boxdProcess.ts";
+import { errorCode, exitsWithin, startBoxd, type BoxdProcess } from "./boxdProcess.ts";
 
 let boxd: BoxdProcess;
 beforeAll(async () => {
@@ -50,8 +50,7 @@ describe("exec", () => {
     expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGKILL" });
     expect(Date.now() - started).toBeLessThan(5_000);
     const pid = Number((await boxd.client.read({ path: "sub/child.pid" })).content);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(isRunning(pid)).toBe(false);
+    expect(await exitsWithin(pid)).toBe(true);
   });
 
   it("caps captured output and flags the cut, while draining the rest", async () => {
