@@ -105,7 +105,8 @@ describe("the boxd process", () => {
     const terminal = await own.client.openTerminal();
     const stopping = Date.now();
     const { code, signal } = await own.stop();
-    expect(Date.now() - stopping).toBeLessThan(2_000);
+    // Far below any hang (an open terminal must not hold the stop up), not a speed claim.
+    expect(Date.now() - stopping).toBeLessThan(10_000);
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     const messages = own
       .output()
