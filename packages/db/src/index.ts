@@ -1,6 +1,5 @@
 export { createDbClient, Prisma, PrismaClient } from "./client.ts";
 export type { CreateDbClientOptions, DbClient, DbClientOrTx } from "./client.ts";
-export { isRetriableDbError, isUniqueViolation } from "./errors.ts";
 export * from "./enums.ts";
 export { dbEnvSchema, dbTestEnvSchema, readDbEnv, readTestAdminUrl } from "./env.ts";
 export type { DbEnv } from "./env.ts";

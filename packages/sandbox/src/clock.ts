@@ -5,8 +5,3 @@
 export interface Clock {
   now(): Promise<Date>;
 }
-
-/** The local wall clock, for processes without a database (and as a fallback in tools). */
-export const systemClock: Clock = {
-  now: () => Promise.resolve(new Date()),
-};

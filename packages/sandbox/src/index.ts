@@ -1,7 +1,6 @@
 // The domain's only public entry.
 export { RecoveryActions, RestoreRefusedError } from "./admin/recoveryActions.ts";
 export type { AdminActor } from "./admin/recoveryActions.ts";
-export { systemClock } from "./clock.ts";
 export type { Clock } from "./clock.ts";
 export { DatabaseClock } from "./databaseClock.ts";
 export { checkSandboxEnv, leaseConfigFromEnv, sandboxEnvSchema, sandboxEnvShape } from "./env.ts";

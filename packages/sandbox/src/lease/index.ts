@@ -21,7 +21,6 @@ export type {
 } from "./leaseSystem.ts";
 export type { LeaseResources } from "./resources.ts";
 export type { LeaseSnapshot } from "./snapshot.ts";
-export { hasLiveBox, isRestoreBlocking } from "./states.ts";
 export type { AcquirableHolderKind, HolderKind, LeaseLiveness, RestoreStatus } from "./states.ts";
 export { LeaseSweepSystem } from "./sweepSystem.ts";
 export type { ExpiredWarming } from "./sweepSystem.ts";
