@@ -185,6 +185,16 @@ export async function warmLease(
   return commit.lease;
 }
 
+/** Releases the turn holder warmLease acquired with: the last holder, so the lease drains. */
+export async function releaseWarmHolder(w: LeaseWorld, lease: LeaseSnapshot): Promise<void> {
+  await w.leases.release({
+    workspaceId: lease.workspaceId,
+    leaseId: lease.id,
+    kind: "turn",
+    holderId: "turn-attempt:first",
+  });
+}
+
 /** Captures the warm box through the in-memory drain port and publishes it; returns the lease after. */
 export async function publishCapture(w: LeaseWorld, lease: LeaseSnapshot): Promise<LeaseSnapshot> {
   const capture = await w.drainPort.capture(lease);

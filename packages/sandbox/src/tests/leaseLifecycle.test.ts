@@ -5,6 +5,7 @@ import {
   seedSession,
   useLeaseWorld,
   warmLease,
+  releaseWarmHolder,
 } from "./leaseFixture.ts";
 
 const world = useLeaseWorld();
@@ -165,12 +166,7 @@ describe("the spawner's path (spec/lease.md §5, §13)", () => {
     const w = world.current;
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-10");
-    await w.leases.release({
-      workspaceId: s.workspaceId,
-      leaseId: lease.id,
-      kind: "turn",
-      holderId: "turn-attempt:first",
-    });
+    await releaseWarmHolder(w, lease);
     expect(
       (await w.sweeps.claimDrainable({ claimId: crypto.randomUUID(), claimTtlMs: 60_000 })).map(
         (l) => l.id,

@@ -11,6 +11,7 @@ import {
   warmLease,
   type LeaseWorld,
   type SeededSession,
+  releaseWarmHolder,
 } from "./leaseFixture.ts";
 
 const world = useLeaseWorld();
@@ -352,12 +353,7 @@ describe("recovery (spec/lease.md §5, §13)", () => {
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-15");
     await settledWrite(w, { session: s, lease });
-    await w.leases.release({
-      workspaceId: s.workspaceId,
-      leaseId: lease.id,
-      kind: "turn",
-      holderId: "turn-attempt:first",
-    });
+    await releaseWarmHolder(w, lease);
     await w.drainPort.stop(lease); // the box dies on its own
     w.clock.advance(w.config.idleGraceMs);
 

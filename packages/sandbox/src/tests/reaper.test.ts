@@ -9,6 +9,7 @@ import {
   useLeaseWorld,
   settledWrite,
   warmLease,
+  releaseWarmHolder,
 } from "./leaseFixture.ts";
 
 const world = useLeaseWorld();
@@ -54,12 +55,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-14");
     await settledWrite(w, { session: s, lease });
-    await w.leases.release({
-      workspaceId: s.workspaceId,
-      leaseId: lease.id,
-      kind: "turn",
-      holderId: "turn-attempt:first",
-    });
+    await releaseWarmHolder(w, lease);
     w.clock.advance(w.config.idleGraceMs);
     await w.reaper.sweepOnce();
     const cold = await w.leases.readByGroup(s);
@@ -88,12 +84,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-u");
     await settledWrite(w, { session: s, lease });
-    await w.leases.release({
-      workspaceId: s.workspaceId,
-      leaseId: lease.id,
-      kind: "turn",
-      holderId: "turn-attempt:first",
-    });
+    await releaseWarmHolder(w, lease);
     w.clock.advance(w.config.idleGraceMs);
 
     w.drainPort.captureMode("unavailable");
@@ -170,12 +161,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
       const s = await seedSession(w.db);
       const lease = await warmLease(w, s, `box-${String(i)}`);
       await settledWrite(w, { session: s, lease });
-      await w.leases.release({
-        workspaceId: s.workspaceId,
-        leaseId: lease.id,
-        kind: "turn",
-        holderId: "turn-attempt:first",
-      });
+      await releaseWarmHolder(w, lease);
       leases.push(lease.id);
     }
     w.clock.advance(w.config.idleGraceMs);
@@ -200,12 +186,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     const w = world.current;
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s, "box-empty");
-    await w.leases.release({
-      workspaceId: s.workspaceId,
-      leaseId: lease.id,
-      kind: "turn",
-      holderId: "turn-attempt:first",
-    });
+    await releaseWarmHolder(w, lease);
     w.clock.advance(w.config.idleGraceMs);
     w.drainPort.captureMode("unavailable");
 
@@ -225,12 +206,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     for (let i = 0; i < 6; i += 1) {
       const s = await seedSession(w.db);
       const lease = await warmLease(w, s, `claim-${String(i)}`);
-      await w.leases.release({
-        workspaceId: s.workspaceId,
-        leaseId: lease.id,
-        kind: "turn",
-        holderId: "turn-attempt:first",
-      });
+      await releaseWarmHolder(w, lease);
       ids.push(lease.id);
     }
     w.clock.advance(w.config.idleGraceMs);
@@ -273,12 +249,7 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
       operation: "exec",
     });
     expect(admission.admitted).toBe(true);
-    await w.leases.release({
-      workspaceId: s.workspaceId,
-      leaseId: lease.id,
-      kind: "turn",
-      holderId: "turn-attempt:first",
-    });
+    await releaseWarmHolder(w, lease);
     w.clock.advance(w.config.idleGraceMs);
 
     expect((await w.reaper.sweepOnce()).drains).toEqual([

@@ -117,31 +117,38 @@ describe("the failure table", () => {
     await expectRecovers(w, s);
   });
 
-  it("record loses the race: the box is terminated, the row untouched", async () => {
-    const w = world.current;
-    const s = await seedSession(w.db);
-    const lease = await acquireSpawner(w, s);
-    const fence = { workspaceId: s.workspaceId, leaseId: lease.id, expectedEpoch: lease.epoch };
-    let created = "";
-    let rowAfterRival: LeaseSnapshot | null = null;
-    const racing = new RacepointBackend(backend, {
-      afterCreate: async (instanceId) => {
-        created = instanceId;
-        rowAfterRival = (
-          await w.warming.failWarming({ ...fence, terminated: false, actor: "rival" })
-        ).lease;
-      },
-    });
+  it.each([
+    ["record", "afterCreate"],
+    ["commit", "beforeConnect"],
+  ] as const)(
+    "%s loses the race: the box is terminated, the row untouched",
+    async (_step, racepoint) => {
+      const w = world.current;
+      const s = await seedSession(w.db);
+      const lease = await acquireSpawner(w, s);
+      const fence = { workspaceId: s.workspaceId, leaseId: lease.id, expectedEpoch: lease.epoch };
+      let created = "";
+      let rowAfterRival: LeaseSnapshot | null = null;
+      // A rival rolls the warming epoch back at that exact step of the spawn.
+      const racing = new RacepointBackend(backend, {
+        [racepoint]: async (instanceId: string) => {
+          created = instanceId;
+          rowAfterRival = (
+            await w.warming.failWarming({ ...fence, terminated: false, actor: "rival" })
+          ).lease;
+        },
+      });
 
-    await expect(spawnerOver(w, racing).establish(lease)).rejects.toMatchObject({
-      code: "superseded",
-    });
+      await expect(spawnerOver(w, racing).establish(lease)).rejects.toMatchObject({
+        code: "superseded",
+      });
 
-    expect(await boxProcessesGone(created)).toBe(true);
-    expect(await boxesOf(lease.id)).toEqual([]);
-    expect(await w.leases.readByGroup(s)).toEqual(rowAfterRival);
-    await expectRecovers(w, s);
-  });
+      expect(await boxProcessesGone(created)).toBe(true);
+      expect(await boxesOf(lease.id)).toEqual([]);
+      expect(await w.leases.readByGroup(s)).toEqual(rowAfterRival);
+      await expectRecovers(w, s);
+    },
+  );
 
   it("readiness fails: the box is terminated, cold at epoch+1", async () => {
     const w = world.current;
@@ -161,31 +168,6 @@ describe("the failure table", () => {
     });
     expect(await boxProcessesGone(created)).toBe(true);
     expect(await boxesOf(lease.id)).toEqual([]);
-    await expectRecovers(w, s);
-  });
-
-  it("commit loses the race: the box is terminated, the row untouched", async () => {
-    const w = world.current;
-    const s = await seedSession(w.db);
-    const lease = await acquireSpawner(w, s);
-    const fence = { workspaceId: s.workspaceId, leaseId: lease.id, expectedEpoch: lease.epoch };
-    let created = "";
-    let rowAfterRival: LeaseSnapshot | null = null;
-    const racing = new RacepointBackend(backend, {
-      beforeConnect: async (instanceId) => {
-        created = instanceId;
-        rowAfterRival = (
-          await w.warming.failWarming({ ...fence, terminated: false, actor: "rival" })
-        ).lease;
-      },
-    });
-
-    await expect(spawnerOver(w, racing).establish(lease)).rejects.toMatchObject({
-      code: "superseded",
-    });
-
-    expect(await boxProcessesGone(created)).toBe(true);
-    expect(await w.leases.readByGroup(s)).toEqual(rowAfterRival);
     await expectRecovers(w, s);
   });
 
