@@ -20,6 +20,7 @@ import {
 import {
   boxPids,
   boxProcessesGone,
+  killBox,
   localBackend,
   RacepointBackend,
   tempDataDir,
@@ -158,7 +159,7 @@ describe("the failure table", () => {
     const dying = new RacepointBackend(backend, {
       afterCreate: async (instanceId) => {
         created = instanceId;
-        for (const pid of await boxPids(instanceId)) process.kill(pid, "SIGKILL");
+        await killBox(instanceId);
       },
     });
 
@@ -179,7 +180,7 @@ describe("the failure table", () => {
     const stubborn = new RacepointBackend(backend, {
       afterCreate: async (instanceId) => {
         created = instanceId;
-        for (const pid of await boxPids(instanceId)) process.kill(pid, "SIGKILL");
+        await killBox(instanceId);
       },
       terminateFailsOnce: true,
     });

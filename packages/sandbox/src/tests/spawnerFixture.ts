@@ -29,6 +29,20 @@ export async function boxPids(instanceId: string): Promise<number[]> {
   return pids;
 }
 
+/**
+ * SIGKILLs every process of the box, as a crash would. One may exit between the listing and its
+ * kill (bwrap follows its init), so a process already gone is not an error.
+ */
+export async function killBox(instanceId: string): Promise<void> {
+  for (const pid of await boxPids(instanceId)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+}
+
 /** Whether every process of the box is gone within a few seconds (a parent may reap slowly). */
 export async function boxProcessesGone(instanceId: string): Promise<boolean> {
   for (let i = 0; i < 50; i += 1) {
