@@ -45,7 +45,8 @@ export async function startBoxd(options: StartOptions = {}): Promise<BoxdProcess
   const child = spawn(process.execPath, ["--import", "tsx", main], {
     env: {
       PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
+      // A home of its own: a shell in a test box must not run this machine's dotfiles.
+      HOME: await tempFolder("home-"),
       BOXD_TOKEN: token,
       BOXD_INSTANCE_ID: instanceId,
       BOXD_ROOT: root,

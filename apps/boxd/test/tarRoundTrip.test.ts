@@ -9,9 +9,11 @@ import {
   readFile,
   readlink,
   symlink,
+  truncate,
   writeFile,
 } from "node:fs/promises";
 import { join } from "node:path";
+import { PassThrough, Writable } from "node:stream";
 import { MANIFEST_PAX_KEY } from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCode, startBoxd, tempFolder, type BoxdProcess } from "./boxdProcess.ts";
@@ -170,5 +172,29 @@ describe("manifest, capture and hydrate", () => {
     const captured = await target.client.capture({ destination: createWriteStream(archivePath) });
     expect(captured.manifest.entries).toEqual([]);
     expect(captured.revision).toBe((await target.client.manifest()).revision);
+  });
+
+  it("a file that shrinks while it is captured fails that capture, and boxd keeps serving", async () => {
+    const own = await startBoxd();
+    try {
+      await writeFile(join(own.root, "big.bin"), randomBytes(24 * 1024 * 1024));
+      // A slow reader keeps the capture inside the file when it is cut short.
+      const slow = new Writable({
+        highWaterMark: 16 * 1024,
+        write(_chunk, _encoding, callback) {
+          setTimeout(callback, 2);
+        },
+      });
+      const capture = own.client.capture({ destination: slow });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await truncate(join(own.root, "big.bin"), 0);
+
+      expect(await errorCode(capture)).toBe("unavailable");
+      expect(await own.client.health()).toMatchObject({ ok: true });
+      const again = await own.client.capture({ destination: new PassThrough().resume() });
+      expect(again.revision).toBe((await own.client.manifest()).revision);
+    } finally {
+      await own.stop();
+    }
   });
 });

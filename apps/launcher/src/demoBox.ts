@@ -1,7 +1,9 @@
 import { createDbClient } from "@berth/db";
 import {
+  ArchiveRestorer,
   DatabaseClock,
   defaultLeaseConfig,
+  FilesystemArchiveStore,
   LeaseSystem,
   LocalBackend,
   SpawnerSystem,
@@ -20,6 +22,7 @@ const TOUCH_EVERY_MS = 30_000;
 export async function startDemoBox(options: {
   databaseUrl: string;
   dataDir: string;
+  archiveDir: string;
   secret: string;
   logger: Logger;
 }): Promise<{ instanceId: string; release(): Promise<void> }> {
@@ -32,6 +35,12 @@ export async function startDemoBox(options: {
     isolation: "auto",
     logger: options.logger,
   });
+  // The demo box may come back from an archive (the worker drained it while Berth was stopped).
+  const restorer = new ArchiveRestorer({
+    db,
+    store: new FilesystemArchiveStore({ root: options.archiveDir }),
+  });
+  const spawner = new SpawnerSystem({ resources, backend, restorer });
   const workspace = await db.workspace.findUniqueOrThrow({ where: { slug: "demo" } });
   const session =
     (await db.session.findFirst({ where: { workspaceId: workspace.id, title: "Demo" } })) ??
@@ -52,8 +61,7 @@ export async function startDemoBox(options: {
   let instanceId: string;
   switch (acquired.role) {
     case "spawner":
-      instanceId = (await new SpawnerSystem({ resources, backend }).establish(acquired.lease))
-        .instanceId;
+      instanceId = (await spawner.establish(acquired.lease)).instanceId;
       break;
     case "attached":
     case "rearmed":

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 
 /** The launcher's configuration: where the database is (or where to keep the embedded one). */
@@ -11,6 +11,8 @@ export const launcherEnvSchema = z.object({
     })
     .optional(),
   BERTH_DATA_DIR: z.string().min(1).default(".data"),
+  /** Where workspace archives are kept (default: <BERTH_DATA_DIR>/archives); the worker agrees. */
+  BERTH_ARCHIVE_DIR: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
@@ -20,14 +22,23 @@ export const launcherEnvSchema = z.object({
   BERTH_DEMO_BOX: z.enum(["on", "off"]).default("on"),
 });
 
-export type LauncherEnv = z.infer<typeof launcherEnvSchema> & { readonly dataDir: string };
+export type LauncherEnv = z.infer<typeof launcherEnvSchema> & {
+  readonly dataDir: string;
+  readonly archiveDir: string;
+};
 
 export function readLauncherEnv(source: NodeJS.ProcessEnv = process.env) {
   const parsed = launcherEnvSchema.safeParse(source);
   if (!parsed.success) return parsed;
   return {
     success: true as const,
-    data: { ...parsed.data, dataDir: resolve(parsed.data.BERTH_DATA_DIR) },
+    data: {
+      ...parsed.data,
+      dataDir: resolve(parsed.data.BERTH_DATA_DIR),
+      archiveDir: resolve(
+        parsed.data.BERTH_ARCHIVE_DIR ?? join(parsed.data.BERTH_DATA_DIR, "archives"),
+      ),
+    },
   };
 }
 

@@ -85,7 +85,13 @@ try {
   const secret = await resolveSecret({ fromEnv: env.BERTH_SECRET, dataDir: env.dataDir });
   if (env.BERTH_DEMO_BOX === "on") {
     try {
-      demoBox = await startDemoBox({ databaseUrl, dataDir: env.dataDir, secret, logger });
+      demoBox = await startDemoBox({
+        databaseUrl,
+        dataDir: env.dataDir,
+        archiveDir: env.archiveDir,
+        secret,
+        logger,
+      });
     } catch (error) {
       logger.warn({ err: error }, "no demo box this time; Berth runs without it");
     }
@@ -96,6 +102,7 @@ try {
     ...inheritedEnv(),
     DATABASE_URL: databaseUrl,
     BERTH_DATA_DIR: env.dataDir,
+    BERTH_ARCHIVE_DIR: env.archiveDir,
     BERTH_SECRET: secret,
     BERTH_VERSION: build.version,
     BERTH_GIT_REVISION: build.gitRevision,

@@ -7,8 +7,10 @@ export const workerEnvSchema = dbEnvSchema
   .extend(sandboxEnvShape)
   .extend({
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
-    /** Berth's data folder: local boxes live in <dir>/boxes. */
+    /** Berth's data folder: local boxes live in <dir>/boxes, archives in <dir>/archives. */
     BERTH_DATA_DIR: z.string().min(1).default(".data"),
+    /** Where the filesystem archive store keeps blobs (default: <BERTH_DATA_DIR>/archives). */
+    BERTH_ARCHIVE_DIR: z.string().min(1).optional(),
     /**
      * The key local box tokens are derived from. Without it the worker manages no local boxes
      * (no orphan sweep; draining boxes wait).

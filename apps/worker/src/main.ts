@@ -1,15 +1,18 @@
-// The worker process: runs the reaper (and, later, the archiver and pool upkeep). Any number of
+// The worker process: runs the reaper, the orphan sweep and the periodic checkpoint. Any number of
 // workers may run against one database: every sweep claims its leases with SKIP LOCKED.
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { createDbClient } from "@berth/db";
 import {
   backendDrainPort,
   captureUnavailableDrainPort,
+  CheckpointSystem,
   DatabaseClock,
+  FilesystemArchiveStore,
   leaseConfigFromEnv,
   LocalBackend,
   OrphanSweepSystem,
   ReaperSystem,
+  WorkspaceArchiver,
 } from "@berth/sandbox";
 import { formatEnvProblems } from "@berth/validators";
 import { pino } from "pino";
@@ -25,9 +28,9 @@ const env = parsed.data;
 const logger = pino({ level: env.LOG_LEVEL, base: { service: "worker", pid: process.pid } });
 const db = createDbClient({ connectionString: env.DATABASE_URL, maxConnections: 4 });
 const resources = { db, clock: new DatabaseClock(db), config: leaseConfigFromEnv(env) };
-// Local boxes are managed only with BERTH_SECRET (their tokens derive from it). Until durable
-// archives exist, capture is unavailable: a draining box that admitted writes waits rather than
-// be stopped with its workspace uncaptured.
+// Local boxes are managed only with BERTH_SECRET (their tokens derive from it). Without it,
+// capture is unavailable: a draining box that admitted writes waits rather than be stopped with
+// its workspace uncaptured. With it, drains and checkpoints archive into the filesystem store.
 const backend =
   env.BERTH_SECRET === undefined
     ? undefined
@@ -37,11 +40,29 @@ const backend =
         isolation: "auto",
         logger,
       });
+const archiver =
+  backend === undefined
+    ? undefined
+    : new WorkspaceArchiver({
+        resources,
+        backend,
+        store: new FilesystemArchiveStore({
+          root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
+        }),
+        keepRevisions: env.BERTH_ARCHIVE_KEEP,
+      });
 const reaper = new ReaperSystem({
   resources,
-  drainPort: backend === undefined ? captureUnavailableDrainPort : backendDrainPort(backend),
+  drainPort:
+    backend === undefined || archiver === undefined
+      ? captureUnavailableDrainPort
+      : backendDrainPort({ backend, archiver }),
 });
 const orphans = backend === undefined ? undefined : new OrphanSweepSystem({ resources, backend });
+const checkpoints =
+  archiver === undefined
+    ? undefined
+    : new CheckpointSystem({ resources, archiver, quietMs: env.BERTH_CHECKPOINT_QUIET_MS });
 
 try {
   await runWorker({
@@ -49,6 +70,7 @@ try {
     logger,
     reaper,
     orphans,
+    checkpoints,
     reaperPeriodMs: env.BERTH_REAPER_PERIOD_MS,
     launcherPid: env.BERTH_LAUNCHER_PID,
   });

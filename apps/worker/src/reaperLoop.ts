@@ -1,10 +1,17 @@
-import type { OrphanSweepSystem, ReaperSystem, SweepReport } from "@berth/sandbox";
+import type {
+  CheckpointSystem,
+  OrphanSweepSystem,
+  ReaperSystem,
+  SweepReport,
+} from "@berth/sandbox";
 import type { Logger } from "pino";
 
 export interface ReaperLoopOptions {
   readonly reaper: ReaperSystem;
   /** Terminates boxes no lease records, after each reaper sweep (when boxes are local). */
   readonly orphans?: OrphanSweepSystem | undefined;
+  /** Captures quiet warm leases after each sweep (when an archive store is configured). */
+  readonly checkpoints?: CheckpointSystem | undefined;
   readonly periodMs: number;
   readonly logger: Logger;
 }
@@ -14,7 +21,7 @@ export interface ReaperLoopOptions {
  * logged and the next one runs on time. Stopping waits for the sweep in progress.
  */
 export function startReaperLoop(options: ReaperLoopOptions): { stop(): Promise<void> } {
-  const { reaper, orphans, periodMs, logger } = options;
+  const { reaper, orphans, checkpoints, periodMs, logger } = options;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -32,6 +39,10 @@ export function startReaperLoop(options: ReaperLoopOptions): { stop(): Promise<v
       const swept = await orphans?.sweepOnce();
       if (swept !== undefined && (swept.terminated.length > 0 || swept.failed.length > 0)) {
         logger.info({ terminated: swept.terminated, failed: swept.failed }, "orphan sweep");
+      }
+      const checkpointed = await checkpoints?.sweepOnce();
+      if (checkpointed !== undefined && checkpointed.length > 0) {
+        logger.info({ checkpoints: checkpointed }, "checkpoint sweep");
       }
     } catch (error) {
       logger.error({ err: error }, "reaper sweep failed; retrying next period");

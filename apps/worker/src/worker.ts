@@ -1,5 +1,5 @@
 import type { DbClient } from "@berth/db";
-import type { OrphanSweepSystem, ReaperSystem } from "@berth/sandbox";
+import type { CheckpointSystem, OrphanSweepSystem, ReaperSystem } from "@berth/sandbox";
 import type { Logger } from "pino";
 import { startReaperLoop } from "./reaperLoop.ts";
 
@@ -8,6 +8,7 @@ export interface WorkerOptions {
   readonly logger: Logger;
   readonly reaper: ReaperSystem;
   readonly orphans?: OrphanSweepSystem | undefined;
+  readonly checkpoints?: CheckpointSystem | undefined;
   readonly reaperPeriodMs: number;
   /** When set, the worker stops once this process is gone (it was orphaned). */
   readonly launcherPid?: number | undefined;
@@ -24,6 +25,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const loop = startReaperLoop({
     reaper: options.reaper,
     orphans: options.orphans,
+    checkpoints: options.checkpoints,
     periodMs: options.reaperPeriodMs,
     logger,
   });

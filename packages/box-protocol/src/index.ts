@@ -31,7 +31,7 @@ export {
   tarManifestReader,
 } from "./tarManifest.ts";
 export type { PaxHeaders, TarManifest } from "./tarManifest.ts";
-export { AUTH_HEADER, boxOperations, streamRoutes } from "./operations.ts";
+export { AUTH_HEADER, boxOperations, CAPTURE_ESTIMATE_HEADER, streamRoutes } from "./operations.ts";
 export type {
   BoxOperationName,
   BoxOperations,
@@ -47,6 +47,13 @@ export * from "./schemas/terminals.ts";
 export * from "./schemas/workspace.ts";
 export { createBoxClient } from "./client/boxClient.ts";
 export type { BoxClient, CreateBoxClientOptions } from "./client/boxClient.ts";
-export type { BodySource, CaptureResult, Download, UploadInput } from "./client/streams.ts";
+export type {
+  BodySource,
+  CaptureInput,
+  CaptureResult,
+  Download,
+  TransferProgress,
+  UploadInput,
+} from "./client/streams.ts";
 export { rawText } from "./client/terminalAttach.ts";
 export type { AttachTerminalOptions, TerminalConnection } from "./client/terminalAttach.ts";

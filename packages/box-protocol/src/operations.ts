@@ -110,5 +110,8 @@ export const streamRoutes = {
   attach: "/v1/terminals/attach",
 } as const;
 
+/** A capture's reply header: boxd's estimate of the archive's size in bytes, for progress. */
+export const CAPTURE_ESTIMATE_HEADER = "x-berth-estimated-bytes";
+
 /** The header carrying the token: `Authorization: Bearer <token>`. */
 export const AUTH_HEADER = "authorization";

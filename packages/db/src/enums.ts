@@ -58,7 +58,7 @@ export const auditActorKinds = ["user", "token", "system"] as const;
 export type AuditActorKind = (typeof auditActorKinds)[number];
 
 /** Where a stored archive stands. */
-export const archiveRecordStatuses = ["available", "invalid"] as const;
+export const archiveRecordStatuses = ["available", "unverified", "invalid"] as const;
 export type ArchiveRecordStatus = (typeof archiveRecordStatuses)[number];
 
 /** One rematerialization attempt's progress. */

@@ -16,6 +16,10 @@ export const sandboxEnvShape = {
   BERTH_IDLE_GRACE_MS: ms(900_000),
   BERTH_VIEWER_TTL_MS: ms(90_000),
   BERTH_REAPER_PERIOD_MS: ms(30_000),
+  /** Archive retention: revisions kept per lease (the current and a selected one always stay). */
+  BERTH_ARCHIVE_KEEP: z.coerce.number().int().min(1).max(1_000).default(5),
+  /** A warm lease is checkpointed once no write was admitted for this long. */
+  BERTH_CHECKPOINT_QUIET_MS: ms(30_000),
 };
 
 type SandboxEnv = z.infer<z.ZodObject<typeof sandboxEnvShape>>;

@@ -4,6 +4,7 @@ export type { AdminActor } from "./admin/recoveryActions.ts";
 export type { Clock } from "./clock.ts";
 export { DatabaseClock } from "./databaseClock.ts";
 export { checkSandboxEnv, leaseConfigFromEnv, sandboxEnvSchema, sandboxEnvShape } from "./env.ts";
+export * from "./archives/index.ts";
 export * from "./lease/index.ts";
 export { captureUnavailableDrainPort } from "./reaper/drainPort.ts";
 export type { CaptureResult, DrainPort } from "./reaper/drainPort.ts";

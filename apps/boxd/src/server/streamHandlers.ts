@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { BoxError, decodeUploadQuery } from "@berth/box-protocol";
+import { BoxError, CAPTURE_ESTIMATE_HEADER, decodeUploadQuery } from "@berth/box-protocol";
 import { atomicWrite } from "../fs/atomicWrite.ts";
 import { openRegularFile } from "../fs/fileOps.ts";
 import { joinPath, parseWorkspacePath } from "../fs/workspacePath.ts";
 import { fsError } from "../fs/fsErrors.ts";
 import { captureWorkspace } from "../workspace/capture.ts";
+import { estimateCaptureBytes } from "../workspace/captureEstimate.ts";
 import { hydrateWorkspace } from "../workspace/hydrate.ts";
 import type { BoxdContext } from "./context.ts";
 import { sendJson } from "./respond.ts";
@@ -65,6 +66,7 @@ export async function handleCapture(context: BoxdContext, response: ServerRespon
   // proper error reply; after that it can only cut the connection (the client sees a
   // truncated archive, which its verification refuses).
   response.setHeader("content-type", "application/x-tar");
+  response.setHeader(CAPTURE_ESTIMATE_HEADER, String(await estimateCaptureBytes(context.root)));
   const result = await captureWorkspace(context.root, response);
   context.logger.info(result, "workspace captured");
 }

@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { closeSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
@@ -11,10 +12,8 @@ import {
   type PaxHeaders,
 } from "@berth/box-protocol";
 import { pack, type Pack } from "tar-stream";
-import { openRegularFile } from "../fs/fileOps.ts";
-import { walkTree } from "../fs/walk.ts";
 import type { WorkspaceRoot } from "../fs/workspaceRoot.ts";
-import { entryWithoutContent, readExactly } from "./manifestBuilder.ts";
+import { lineWithoutContent, openWalkedFile, readFileExactly, walkTreeSync } from "./treeWalk.ts";
 
 /**
  * Streams a tar of the workspace into `destination`, and builds the manifest from the very
@@ -35,10 +34,10 @@ export async function captureWorkspace(
   const entries: ManifestEntry[] = [];
   const top = await root.openRoot();
   try {
-    for await (const entry of walkTree(top)) {
+    for (const entry of walkTreeSync(top.fd)) {
       const mtime = entry.stats.mtime;
       if (!entry.stats.isFile()) {
-        const line = entryWithoutContent(entry);
+        const line = lineWithoutContent(entry);
         if (line === undefined) continue;
         entries.push(line);
         if (line.type === "dir") {
@@ -50,26 +49,24 @@ export async function captureWorkspace(
         }
         continue;
       }
-      const file = await openRegularFile(root, {
-        directory: entry.parent,
-        name: entry.name,
-        path: entry.path,
-      });
+      const file = openWalkedFile(entry);
       try {
-        const { size, mode } = await file.stat();
+        const { size, mode } = file;
         // The full st_mode: tar keeps only the permission bits, but tar-stream replaces a
         // mode of 0 with 0o644, and the file-type bits keep a 0o000 file's mode nonzero.
         const header = { name: entry.path, type: "file" as const, size, mode, mtime };
         const body = archive.entry(normalized(header));
         const done = once(body, "finish");
-        const sha256 = await readExactly(file, size, async (chunk) => {
+        // If the read below fails, the archive is destroyed and `done` rejects unawaited.
+        done.catch(() => undefined);
+        const sha256 = await readFileExactly(file.fd, size, async (chunk) => {
           if (!body.write(chunk)) await once(body, "drain");
         });
         body.end();
         await done;
         entries.push({ path: entry.path, type: "file", mode: mode & 0o7777, size, sha256 });
       } finally {
-        await file.close();
+        closeSync(file.fd);
       }
     }
   } catch (error) {

@@ -1,17 +1,24 @@
 import { createHash } from "node:crypto";
-import { constants } from "node:fs";
-import { mkdir, open, symlink } from "node:fs/promises";
-import type { FileHandle } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  futimesSync,
+  mkdirSync,
+  openSync,
+  symlinkSync,
+  writeSync,
+} from "node:fs";
 import { BoxError, drainEntry, type ManifestEntry, type PaxHeaders } from "@berth/box-protocol";
 import { errnoOf } from "../fs/fsErrors.ts";
-import { writeAll } from "../fs/writeAll.ts";
-import { at } from "../fs/workspaceRoot.ts";
+import { atFd } from "./folderChain.ts";
 
 const CREATE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 export interface EntryToExtract {
-  readonly parent: FileHandle;
+  /** The held, already checked parent folder. */
+  readonly parentFd: number;
   readonly name: string;
   readonly path: string;
   readonly header: PaxHeaders;
@@ -19,14 +26,14 @@ export interface EntryToExtract {
 }
 
 /**
- * Creates one archive entry inside its (held, already checked) parent folder and returns its
- * manifest line, hashed from the bytes written. Files are created O_EXCL|O_NOFOLLOW: never
- * over an existing entry, never through a link.
+ * Creates one archive entry inside its parent folder and returns its manifest line, hashed
+ * from the bytes written. Files are created O_EXCL|O_NOFOLLOW: never over an existing entry,
+ * never through a link. Syscalls are synchronous (see FolderChain); only the body is awaited.
  */
 export async function extractEntry(entry: EntryToExtract): Promise<ManifestEntry> {
-  const { parent, name, path, header } = entry;
+  const { path, header } = entry;
   const mode = (header.mode ?? 0o644) & 0o7777;
-  const target = at(parent, name);
+  const target = atFd(entry.parentFd, entry.name);
   switch (header.type) {
     case "file":
     case undefined:
@@ -35,7 +42,7 @@ export async function extractEntry(entry: EntryToExtract): Promise<ManifestEntry
     case "directory":
       await drainEntry(entry.body);
       try {
-        await mkdir(target, 0o700);
+        mkdirSync(target, 0o700);
       } catch (error) {
         // Created implicitly for an earlier entry: the explicit entry only sets its mode.
         if (errnoOf(error) !== "EEXIST") throw error;
@@ -43,7 +50,7 @@ export async function extractEntry(entry: EntryToExtract): Promise<ManifestEntry
       return { path, type: "dir", mode };
     case "symlink":
       await drainEntry(entry.body);
-      await symlink(header.linkname ?? "", target);
+      symlinkSync(header.linkname ?? "", target);
       return { path, type: "symlink", mode: 0o777, target: header.linkname ?? "" };
     case "link":
       throw invalid(`${path}: hardlinks are refused (they can alias files outside the tree)`);
@@ -66,9 +73,9 @@ async function writeFile(options: {
   readonly header: PaxHeaders;
   readonly body: AsyncIterable<Buffer>;
 }): Promise<ManifestEntry> {
-  let file: FileHandle;
+  let fd: number;
   try {
-    file = await open(options.target, CREATE_FLAGS, 0o600);
+    fd = openSync(options.target, CREATE_FLAGS, 0o600);
   } catch (error) {
     if (errnoOf(error) === "EEXIST") throw invalid(`${options.path}: appears twice in the archive`);
     throw error;
@@ -79,11 +86,11 @@ async function writeFile(options: {
     for await (const chunk of options.body) {
       hash.update(chunk);
       size += chunk.byteLength;
-      await writeAll(file, chunk);
+      writeAllSync(fd, chunk);
     }
-    await file.chmod(options.mode);
+    fchmodSync(fd, options.mode);
     if (options.header.mtime !== undefined) {
-      await file.utimes(options.header.mtime, options.header.mtime);
+      futimesSync(fd, options.header.mtime, options.header.mtime);
     }
     return {
       path: options.path,
@@ -93,7 +100,15 @@ async function writeFile(options: {
       sha256: hash.digest("hex"),
     };
   } finally {
-    await file.close();
+    closeSync(fd);
+  }
+}
+
+/** A single write(2) may write less than asked. */
+function writeAllSync(fd: number, chunk: Uint8Array): void {
+  let written = 0;
+  while (written < chunk.byteLength) {
+    written += writeSync(fd, chunk, written, chunk.byteLength - written);
   }
 }
 

@@ -1,3 +1,4 @@
+import { closeSync, fchmodSync, openSync } from "node:fs";
 import { mkdir, open, rename, rmdir } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
@@ -19,8 +20,9 @@ import { errnoOf, fsError } from "../fs/fsErrors.ts";
 import { KeyedLock } from "../fs/keyedLock.ts";
 import { removeTree } from "../fs/removeTree.ts";
 import { isTempName, newTempName } from "../fs/tempNames.ts";
-import { at, DIRECTORY_FLAGS, reopen, type WorkspaceRoot } from "../fs/workspaceRoot.ts";
+import { at, DIRECTORY_FLAGS, type WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import { extractEntry } from "./extractEntry.ts";
+import { atFd, FolderChain } from "./folderChain.ts";
 
 /**
  * Extracts a tar into an empty workspace. Everything lands first in a hidden staging folder
@@ -82,30 +84,30 @@ async function extractInto(staging: FileHandle, source: Readable): Promise<Hydra
   source.on("error", (error) => parser.destroy(error));
   source.pipe(parser);
   const entries = new Map<string, ManifestEntry>();
+  const chain = new FolderChain(staging.fd);
   let embedded: Manifest | undefined;
-  for await (const entry of parser) {
-    const header = entry.header as PaxHeaders;
-    if (embedded !== undefined) throw invalid("an entry follows the manifest entry");
-    if (isManifestEntry(header)) {
-      embedded = await readEmbeddedManifest(entry);
-      continue;
-    }
-    const path = normalizeTarPath(header.name);
-    const components = archivePath(header.name, path);
-    const existing = entries.get(path);
-    if (existing !== undefined && !(existing.type === "dir" && header.type === "directory")) {
-      throw invalid(`${path}: appears twice in the archive`);
-    }
-    const parent = await enterParents(staging, components, entries);
-    try {
+  try {
+    for await (const entry of parser) {
+      const header = entry.header as PaxHeaders;
+      if (embedded !== undefined) throw invalid("an entry follows the manifest entry");
+      if (isManifestEntry(header)) {
+        embedded = await readEmbeddedManifest(entry);
+        continue;
+      }
+      const path = normalizeTarPath(header.name);
+      const components = archivePath(header.name, path);
+      const existing = entries.get(path);
+      if (existing !== undefined && !(existing.type === "dir" && header.type === "directory")) {
+        throw invalid(`${path}: appears twice in the archive`);
+      }
+      const parentFd = chain.enter(components, entries);
       const name = components.at(-1) ?? "";
-      const line = await extractEntry({ parent, name, path, header, body: entry });
-      entries.set(path, line);
-    } finally {
-      await parent.close();
+      entries.set(path, await extractEntry({ parentFd, name, path, header, body: entry }));
     }
+  } finally {
+    chain.close();
   }
-  await applyFolderModes(staging, entries);
+  applyFolderModes(staging.fd, entries);
   const manifest = createManifest([...entries.values()]);
   const revision = manifestRevision(manifest);
   if (embedded !== undefined && manifestRevision(embedded) !== revision) {
@@ -126,67 +128,22 @@ function archivePath(raw: string, path: string): string[] {
   return components;
 }
 
-/** Opens the entry's parent folder, creating missing ones (recorded as 0755 folders). */
-async function enterParents(
-  staging: FileHandle,
-  components: readonly string[],
-  entries: Map<string, ManifestEntry>,
-): Promise<FileHandle> {
-  let folder = await reopen(staging);
-  try {
-    for (let depth = 0; depth < components.length - 1; depth += 1) {
-      const name = components[depth] ?? "";
-      const path = components.slice(0, depth + 1).join("/");
-      const existing = entries.get(path);
-      if (existing?.type === "symlink") {
-        throw escapes(path, "is a symlink, and entries below it would be written through it");
-      }
-      if (existing === undefined) {
-        await mkdir(at(folder, name), 0o755);
-        entries.set(path, { path, type: "dir", mode: 0o755 });
-      }
-      const next = await openNoFollow(folder, name, path);
-      await folder.close();
-      folder = next;
-    }
-    return folder;
-  } catch (error) {
-    await folder.close();
-    throw error;
-  }
-}
-
-async function openNoFollow(folder: FileHandle, name: string, path: string): Promise<FileHandle> {
-  try {
-    return await open(at(folder, name), DIRECTORY_FLAGS);
-  } catch (error) {
-    // Only what this archive created is here, and its symlinks are caught above; this is
-    // the kernel's word for the same thing, should anything else have put a link there.
-    if (errnoOf(error) === "ELOOP") throw escapes(path, "is a symlink");
-    if (errnoOf(error) === "ENOTDIR")
-      throw invalid(`${path}: is not a folder, and entries follow below it`);
-    throw error;
-  }
-}
-
 /** Folder modes last, deepest first, so a read-only folder does not block its own contents. */
-async function applyFolderModes(
-  staging: FileHandle,
-  entries: Map<string, ManifestEntry>,
-): Promise<void> {
+function applyFolderModes(stagingFd: number, entries: Map<string, ManifestEntry>): void {
   const folders = [...entries.values()].filter((entry) => entry.type === "dir");
   folders.sort((left, right) => right.path.split("/").length - left.path.split("/").length);
   for (const folder of folders) {
-    let handle = await reopen(staging);
+    // Component by component with O_NOFOLLOW: nothing is ever opened through a link.
+    let fd = openSync(atFd(stagingFd, "."), DIRECTORY_FLAGS);
     try {
       for (const name of folder.path.split("/")) {
-        const next = await open(at(handle, name), DIRECTORY_FLAGS);
-        await handle.close();
-        handle = next;
+        const next = openSync(atFd(fd, name), DIRECTORY_FLAGS);
+        closeSync(fd);
+        fd = next;
       }
-      await handle.chmod(folder.mode);
+      fchmodSync(fd, folder.mode);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 }

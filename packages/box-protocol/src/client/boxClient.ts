@@ -1,4 +1,3 @@
-import type { Writable } from "node:stream";
 import {
   boxOperations,
   streamRoutes,
@@ -20,6 +19,7 @@ import {
   hydrate,
   upload,
   type BodySource,
+  type CaptureInput,
   type CaptureResult,
   type Download,
   type UploadInput,
@@ -50,7 +50,7 @@ export interface BoxClient extends OperationMethods {
   ready(): Promise<z.output<typeof readyResponseSchema>>;
   upload(input: UploadInput): Promise<WriteResponse>;
   download(input: { readonly path: string }): Promise<Download>;
-  capture(input: { readonly destination: Writable }): Promise<CaptureResult>;
+  capture(input: CaptureInput): Promise<CaptureResult>;
   hydrate(input: { readonly body: BodySource }): Promise<HydrateResult>;
   attachTerminal(options: AttachTerminalOptions): Promise<TerminalConnection>;
 }

@@ -1,13 +1,15 @@
 import { once } from "node:events";
+import type { IncomingMessage } from "node:http";
 import type { Writable } from "node:stream";
 import { BoxError } from "../errors.ts";
 import { manifestRevision, type Manifest } from "../manifest.ts";
-import { streamRoutes } from "../operations.ts";
+import { CAPTURE_ESTIMATE_HEADER, streamRoutes } from "../operations.ts";
 import { writeResponseSchema, type UploadOptions, type WriteResponse } from "../schemas/files.ts";
 import { hydrateResponseSchema, type HydrateResult } from "../schemas/workspace.ts";
 import { tarManifestReader } from "../tarManifest.ts";
 import { encodeUploadQuery } from "../uploadQuery.ts";
-import { parseReply, send, transportError, type ClientContext } from "./http.ts";
+import { parseReply, transportError, type ClientContext } from "./http.ts";
+import { exchangeStream, readAll } from "./nodeHttp.ts";
 
 /** A request body: bytes, text, or a stream (sent as it is read, never held whole). */
 export type BodySource = Uint8Array | string | AsyncIterable<Uint8Array>;
@@ -20,6 +22,18 @@ export interface Download {
   readonly body: AsyncIterable<Uint8Array>;
 }
 
+/** Bytes of a transfer so far, and the total when known (a capture's is boxd's estimate). */
+export interface TransferProgress {
+  readonly bytesDone: number;
+  readonly bytesTotal: number | undefined;
+}
+
+export interface CaptureInput {
+  readonly destination: Writable;
+  /** Called as bytes arrive (at most every chunk; the caller throttles). */
+  readonly onProgress?: (progress: TransferProgress) => void;
+}
+
 export interface CaptureResult {
   /** Recomputed from the downloaded bytes, and equal to the manifest the archive carries. */
   readonly manifest: Manifest;
@@ -30,39 +44,39 @@ export interface CaptureResult {
 
 export async function upload(context: ClientContext, input: UploadInput): Promise<WriteResponse> {
   const { body, ...options } = input;
-  const response = await send(context, {
+  const response = await exchangeStream(context, {
     method: "PUT",
     path: streamRoutes.upload,
     query: encodeUploadQuery(options),
     body,
     headers: { "content-type": "application/octet-stream" },
   });
-  return parseReply(writeResponseSchema, await response.text(), "upload");
+  return parseReply(writeResponseSchema, await readAll(response), "upload");
 }
 
 export async function download(
   context: ClientContext,
   input: { readonly path: string },
 ): Promise<Download> {
-  const response = await send(context, {
+  const response = await exchangeStream(context, {
     method: "GET",
     path: streamRoutes.download,
     query: { path: input.path },
   });
-  return { size: Number(response.headers.get("content-length") ?? 0), body: chunksOf(response) };
+  return { size: Number(response.headers["content-length"] ?? 0), body: chunksOf(response) };
 }
 
 export async function hydrate(
   context: ClientContext,
   input: { readonly body: BodySource },
 ): Promise<HydrateResult> {
-  const response = await send(context, {
+  const response = await exchangeStream(context, {
     method: "PUT",
     path: streamRoutes.hydrate,
     body: input.body,
     headers: { "content-type": "application/x-tar" },
   });
-  return parseReply(hydrateResponseSchema, await response.text(), "hydrate");
+  return parseReply(hydrateResponseSchema, await readAll(response), "hydrate");
 }
 
 /**
@@ -70,11 +84,10 @@ export async function hydrate(
  * very bytes written there, and checks it against the manifest the archive carries: what
  * comes back is verified, not taken on trust.
  */
-export async function capture(
-  context: ClientContext,
-  input: { readonly destination: Writable },
-): Promise<CaptureResult> {
-  const response = await send(context, { method: "GET", path: streamRoutes.capture });
+export async function capture(context: ClientContext, input: CaptureInput): Promise<CaptureResult> {
+  const response = await exchangeStream(context, { method: "GET", path: streamRoutes.capture });
+  const estimate = Number(response.headers[CAPTURE_ESTIMATE_HEADER] ?? Number.NaN);
+  const bytesTotal = Number.isSafeInteger(estimate) && estimate >= 0 ? estimate : undefined;
   const reader = tarManifestReader();
   // Rejects only when the reader fails, so a full sink never waits on a dead parser forever.
   const readerFailed = reader.result.then(() => new Promise<never>(() => undefined));
@@ -82,6 +95,7 @@ export async function capture(
   try {
     for await (const chunk of chunksOf(response)) {
       bytes += chunk.byteLength;
+      input.onProgress?.({ bytesDone: bytes, bytesTotal });
       await writeWithBackpressure(input.destination, chunk);
       await Promise.race([writeWithBackpressure(reader.sink, chunk), readerFailed]);
     }
@@ -108,10 +122,9 @@ async function writeWithBackpressure(stream: Writable, chunk: Uint8Array): Promi
 }
 
 /** The response body, with a connection lost mid-stream surfacing as a BoxError. */
-async function* chunksOf(response: Response): AsyncGenerator<Uint8Array> {
-  if (response.body === null) return;
+async function* chunksOf(response: IncomingMessage): AsyncGenerator<Uint8Array> {
   try {
-    for await (const chunk of response.body) yield chunk;
+    for await (const chunk of response) yield chunk as Buffer;
   } catch (error) {
     throw transportError(error);
   }

@@ -63,8 +63,7 @@ export class RecoveryActions {
         "a box is being created; retry once it is warm",
       );
     }
-    if (lease.instanceId !== null)
-      await this.#captureAndStop({ lease, instanceId: lease.instanceId });
+    if (lease.instanceId !== null) await this.#captureAndStop(lease);
     return this.#recovery.restoreRevision({
       workspaceId: lease.workspaceId,
       leaseId: lease.id,
@@ -75,43 +74,29 @@ export class RecoveryActions {
     });
   }
 
-  async #captureAndStop({
-    lease,
-    instanceId,
-  }: {
-    lease: LeaseSnapshot;
-    instanceId: string;
-  }): Promise<void> {
-    const capture = await this.#drainPort.capture(lease);
+  async #captureAndStop(lease: LeaseSnapshot): Promise<void> {
+    const capture = await this.#drainPort.capture(lease, "admin");
     switch (capture.kind) {
       case "unavailable":
         throw new RestoreRefusedError("capture_unavailable", capture.reason);
       case "provider_missing":
         return;
-      case "captured": {
-        const published = await this.#recovery.publishArchive({
-          workspaceId: lease.workspaceId,
-          leaseId: lease.id,
-          expectedEpoch: lease.epoch,
-          instanceId,
-          generation: capture.generation,
-          archive: capture.archive,
-          actor: "admin",
-        });
-        if (published.outcome === "lost") {
-          if (published.reason === "admissions_unsettled") {
-            throw new RestoreRefusedError(
-              "admissions_unsettled",
-              "writes are still in flight; retry shortly",
-            );
-          }
-          throw new LeaseError({
-            code: "lease_not_found",
-            message: `The lease moved on: ${published.reason}`,
-          });
+      case "refused":
+        if (
+          capture.reason === "admissions_unsettled" ||
+          capture.reason === "workspace_changed_during_capture"
+        ) {
+          throw new RestoreRefusedError(
+            "admissions_unsettled",
+            "writes are still landing; retry shortly",
+          );
         }
+        throw new LeaseError({
+          code: "lease_not_found",
+          message: `The lease moved on: ${capture.reason}`,
+        });
+      case "published":
         await this.#drainPort.stop(lease);
-      }
     }
   }
 }

@@ -69,6 +69,8 @@ export type CasLoss =
   | "archive_unavailable"
   | "generation_mismatch"
   | "admissions_unsettled"
+  | "workspace_changed_during_capture"
+  | "blob_required"
   | "not_rearmable"
   | "not_blocked"
   | "spawn_in_progress"

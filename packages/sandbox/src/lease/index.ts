@@ -41,13 +41,14 @@ export type {
   AdmitWriteOutcome,
   SettleOutcome,
 } from "./admissionSystem.ts";
-export { archiveRecordSchema, RecoverySystem } from "./recoverySystem.ts";
+export { RecoverySystem, storedArchiveSchema } from "./recoverySystem.ts";
 export type {
-  ArchiveRecord,
   BeginRematerializationInput,
   FailRematerializationInput,
   MarkVerifyingInput,
   PublishArchiveInput,
+  PublishOutcome,
   RestoreRevisionInput,
   StartFreshInput,
+  StoredArchive,
 } from "./recoverySystem.ts";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { CasOutcome } from "./errors.ts";
+import type { LeaseSnapshot } from "./snapshot.ts";
 import { epochSchema, idSchema, parseInput } from "./inputs.ts";
 import { callLeaseFunctionOnce, Prisma } from "./leaseStore.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
@@ -17,19 +18,20 @@ const failSchema = attemptSchema.extend({
   failureCode: z.string().trim().min(1).max(96),
   retryable: z.boolean(),
 });
-/** A verified capture, as the archive store describes it. */
-export const archiveRecordSchema = z.object({
-  revision: revisionSchema,
+/** A stored, verified capture's blob, as the archive store describes it. */
+export const storedArchiveSchema = z.object({
   sizeBytes: z.number().int().nonnegative(),
   fileCount: z.number().int().nonnegative(),
-  storageKey: z.string().min(1),
+  storageKey: z.string().min(1).max(512),
   sha256: z.string().regex(/^[0-9a-f]{64}$/, { error: "must be a sha256 in hex" }),
 });
-export type ArchiveRecord = z.infer<typeof archiveRecordSchema>;
+export type StoredArchive = z.infer<typeof storedArchiveSchema>;
 const publishSchema = fenceSchema.extend({
   instanceId: z.string().min(1),
   generation: z.number().int().nonnegative(),
-  archive: archiveRecordSchema,
+  revision: revisionSchema,
+  /** Null: publish only if the lease already holds this revision (nothing new is stored). */
+  archive: storedArchiveSchema.nullable(),
   actor: z.string().min(1).default("reaper"),
 });
 const actorSchema = z.object({
@@ -42,6 +44,15 @@ const restoreSchema = fenceSchema.extend({
   revision: revisionSchema,
   actor: actorSchema,
 });
+
+/** A published capture says whether the blob it was given is the one the lease now refers to. */
+export type PublishOutcome =
+  | {
+      readonly outcome: "published";
+      readonly lease: LeaseSnapshot;
+      readonly stored: "new" | "existing";
+    }
+  | Extract<CasOutcome<"published">, { outcome: "lost" }>;
 
 export type BeginRematerializationInput = z.input<typeof attemptSchema>;
 export type MarkVerifyingInput = z.input<typeof verifyingSchema>;
@@ -101,15 +112,25 @@ export class RecoverySystem {
     );
   }
 
-  /** Publishes a verified capture of generation g; refused while any admission <= g is unsettled. */
-  async publishArchive(input: PublishArchiveInput): Promise<CasOutcome<"published">> {
+  /**
+   * Publishes a verified capture of generation g. Lost as `workspace_changed_during_capture` when
+   * a write was admitted since g (capture again), `admissions_unsettled` while a write <= g is in
+   * flight, `blob_required` when `archive` is null and the lease has no such revision. Published
+   * with reason `deduplicated` when an equal revision won the race: the new blob is not used.
+   */
+  async publishArchive(input: PublishArchiveInput): Promise<PublishOutcome> {
     const a = parseInput(publishSchema, input);
-    return this.#call(
-      (now) => Prisma.sql`berth_lease_publish_archive(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
-        ${a.expectedEpoch}::int, ${a.instanceId}, ${a.generation}::int, ${JSON.stringify(a.archive)}::jsonb,
-        ${a.actor}, ${now}::timestamptz)`,
-      ["published"],
+    const now = await this.#resources.clock.now();
+    const row = await callLeaseFunctionOnce(
+      this.#resources.db,
+      Prisma.sql`berth_lease_publish_archive(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.instanceId}, ${a.generation}::int, ${a.revision},
+        ${a.archive === null ? null : JSON.stringify(a.archive)}::jsonb, ${a.actor}, ${now}::timestamptz)`,
     );
+    const outcome = casOutcome(row, ["published"]);
+    if (outcome.outcome === "lost") return outcome;
+    const stored = a.archive === null || row.reason === "deduplicated" ? "existing" : "new";
+    return { ...outcome, stored };
   }
 
   /** Admin: gives up a blocked lease's workspace. Audited. */

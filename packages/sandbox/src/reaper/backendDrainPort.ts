@@ -1,17 +1,17 @@
+import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import type { Backend } from "../spawner/backend.ts";
-import type { CaptureResult, DrainPort } from "./drainPort.ts";
+import type { DrainPort } from "./drainPort.ts";
 
-/**
- * The drain port over a real backend: stop terminates the box. Capture answers `unavailable`
- * until durable archives exist, so the reaper never reaches stop for a box with a workspace.
- */
-export function backendDrainPort(backend: Backend): DrainPort {
+/** The drain port over a real backend: capture through the archiver, stop terminates the box. */
+export function backendDrainPort(options: {
+  readonly backend: Backend;
+  readonly archiver: WorkspaceArchiver;
+}): DrainPort {
   return {
-    capture: (): Promise<CaptureResult> =>
-      Promise.resolve({ kind: "unavailable", reason: "workspace archives are not available yet" }),
+    capture: (lease, actor) => options.archiver.capture(lease, { actor }),
     stop: async (lease: LeaseSnapshot) => {
-      if (lease.instanceId !== null) await backend.terminate(lease.instanceId);
+      if (lease.instanceId !== null) await options.backend.terminate(lease.instanceId);
     },
   };
 }

@@ -1,28 +1,36 @@
-import type { ArchiveRecord } from "../lease/recoverySystem.ts";
+import type { CasLoss } from "../lease/errors.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 
-/** What capturing a draining box's /workspace gave. */
+/** What capturing a box's /workspace (and publishing it through the lease's CAS) gave. */
 export type CaptureResult =
-  /** A verified archive of the workspace as of `generation`, stored and ready to publish. */
-  | { readonly kind: "captured"; readonly generation: number; readonly archive: ArchiveRecord }
-  /** Capture is not possible now (no archive store yet, the box is busy, a timeout): retry later. */
+  /** A verified archive of generation `generation` is the lease's current one. */
+  | {
+      readonly kind: "published";
+      readonly generation: number;
+      readonly revision: string;
+      readonly lease: LeaseSnapshot;
+    }
+  /** The capture was made but its publish lost the CAS (writes in flight, the lease moved on). */
+  | { readonly kind: "refused"; readonly reason: CasLoss; readonly lease: LeaseSnapshot | null }
+  /** Capture is not possible now (no archive store, the box is busy, a timeout): retry later. */
   | { readonly kind: "unavailable"; readonly reason: string }
   /** The box was already gone: there is nothing left to capture. */
   | { readonly kind: "provider_missing" };
 
 /**
  * The DrainPort: how the reaper (and the admin restore) captures a box and stops it. Capture
- * never stops anything; stop is called only after a capture was published (or the box was gone),
- * is idempotent, and treats a box that is already gone as stopped.
+ * publishes through the lease's fenced CAS and never stops anything; stop is called only after
+ * a capture was published (or the box was gone), is idempotent, and treats a box that is
+ * already gone as stopped.
  */
 export interface DrainPort {
-  capture(lease: LeaseSnapshot): Promise<CaptureResult>;
+  capture(lease: LeaseSnapshot, actor: string): Promise<CaptureResult>;
   stop(lease: LeaseSnapshot): Promise<void>;
 }
 
 /**
- * The drain port until durable archives exist: capture is unavailable, so no box is ever
- * stopped (its workspace could not be kept) and draining leases wait.
+ * The drain port without an archive store: capture is unavailable, so no box with a workspace
+ * is ever stopped (it could not be kept) and draining leases wait.
  */
 export const captureUnavailableDrainPort: DrainPort = {
   capture: () => Promise.resolve({ kind: "unavailable", reason: "no archive store is configured" }),

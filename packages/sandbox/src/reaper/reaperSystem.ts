@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { RecoverySystem } from "../lease/recoverySystem.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { LeaseSweepSystem } from "../lease/sweepSystem.ts";
@@ -44,14 +43,12 @@ const DEFAULT_CLAIM_TTL_MS = 10 * 60_000;
 export class ReaperSystem {
   readonly #sweeps: LeaseSweepSystem;
   readonly #warming: WarmingSystem;
-  readonly #recovery: RecoverySystem;
   readonly #drainPort: DrainPort;
   readonly #claimTtlMs: number;
 
   constructor(options: ReaperOptions) {
     this.#sweeps = new LeaseSweepSystem(options.resources);
     this.#warming = new WarmingSystem(options.resources);
-    this.#recovery = new RecoverySystem(options.resources);
     this.#drainPort = options.drainPort;
     this.#claimTtlMs = z
       .number()
@@ -84,7 +81,7 @@ export class ReaperSystem {
     }
     let capture;
     try {
-      capture = await this.#drainPort.capture(lease);
+      capture = await this.#drainPort.capture(lease, "reaper");
     } catch (error) {
       await this.#sweeps.releaseDrainClaim(lease);
       return {
@@ -96,23 +93,18 @@ export class ReaperSystem {
       case "unavailable":
         await this.#sweeps.releaseDrainClaim(lease);
         return { result: "deferred", detail: capture.reason };
+      case "refused": {
+        await this.#sweeps.releaseDrainClaim(lease);
+        const retryLater =
+          capture.reason === "admissions_unsettled" ||
+          capture.reason === "workspace_changed_during_capture";
+        return { result: retryLater ? "deferred" : "superseded", detail: capture.reason };
+      }
       case "provider_missing":
         return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: true });
-      case "captured": {
-        const published = await this.#recovery.publishArchive({
-          ...fence,
-          instanceId: lease.instanceId,
-          generation: capture.generation,
-          archive: capture.archive,
-        });
-        if (published.outcome === "lost") {
-          await this.#sweeps.releaseDrainClaim(lease);
-          const result = published.reason === "admissions_unsettled" ? "deferred" : "superseded";
-          return { result, detail: published.reason };
-        }
+      case "published":
         await this.#drainPort.stop(lease);
         return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: false });
-      }
     }
   }
 

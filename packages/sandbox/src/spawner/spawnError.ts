@@ -10,8 +10,12 @@ export const spawnErrorCodes = [
   "readiness_failed",
   /** The box could not be confirmed terminated: left warming with its instance, for the reaper. */
   "termination_unconfirmed",
-  /** The lease has an archive and restoring archives is not available yet: nothing created. */
+  /** The lease has an archive and this spawner has no archive store: nothing created. */
   "archive_restore_unavailable",
+  /** The archive cannot be trusted (it missed writes, or is unverified): blocked, nothing created. */
+  "restore_blocked",
+  /** The restore failed an integrity check (`failureCode`): its box terminated, cold at epoch+1. */
+  "restore_failed",
 ] as const;
 export type SpawnErrorCode = (typeof spawnErrorCodes)[number];
 
@@ -19,15 +23,19 @@ export class SpawnError extends Error {
   override readonly name = "SpawnError";
   readonly code: SpawnErrorCode;
   readonly lease: LeaseSnapshot | null;
+  /** For restore_failed and restore_blocked: the lease's failure code (e.g. archive_corrupt). */
+  readonly failureCode: string | undefined;
 
   constructor(options: {
     code: SpawnErrorCode;
     message: string;
     lease?: LeaseSnapshot | null;
+    failureCode?: string;
     cause?: unknown;
   }) {
     super(options.message, { cause: options.cause });
     this.code = options.code;
     this.lease = options.lease ?? null;
+    this.failureCode = options.failureCode;
   }
 }

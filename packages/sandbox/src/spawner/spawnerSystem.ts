@@ -1,4 +1,9 @@
 import { randomUUID } from "node:crypto";
+import type { BoxClient } from "@berth/box-protocol";
+import { ArchiveIntegrityError } from "../archives/archiveErrors.ts";
+import type { ArchiveRestorer } from "../archives/archiveRestorer.ts";
+import type { ArchiveRow } from "../archives/archiveRows.ts";
+import { RecoverySystem } from "../lease/recoverySystem.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
@@ -9,6 +14,8 @@ import { SpawnError } from "./spawnError.ts";
 export interface SpawnerOptions {
   readonly resources: LeaseResources;
   readonly backend: Backend;
+  /** Restores archived workspaces; without it a lease with an archive is refused, untouched. */
+  readonly restorer?: ArchiveRestorer;
   /** How long a new box may take to answer `true`. */
   readonly readinessTimeoutMs?: number;
 }
@@ -19,21 +26,38 @@ export interface EstablishedBox {
   readonly lease: LeaseSnapshot;
 }
 
+interface Fence {
+  readonly workspaceId: string;
+  readonly leaseId: string;
+  readonly expectedEpoch: number;
+}
+
+/** The restore this spawn performs: its attempt id and the checked archive. */
+interface Restore {
+  readonly rematerializationId: string;
+  readonly row: ArchiveRow;
+}
+
 /**
- * The one cold → warming owner path: record the allocation intent, create the box, record it
- * under the same epoch, verify exec readiness, commit warm. On any failure the box this call
- * created is terminated first; the lease is then failed (cold, epoch+1) — unless a newer epoch
- * owns it (the row is left alone) or termination could not be confirmed (the row keeps the
- * instance so the reaper stops it). Never publishes warm on a guess.
+ * The one cold → warming owner path: (begin the restore and check the archive,) record the
+ * allocation intent, create the box, record it under the same epoch, verify exec readiness,
+ * (hydrate the archive, mark verifying, check the box's recomputed revision,) commit warm. On
+ * any failure the box this call created is terminated first; the lease is then failed (cold,
+ * epoch+1) — unless a newer epoch owns it (the row is left alone) or termination could not be
+ * confirmed (the row keeps the instance so the reaper stops it). Never publishes warm on a guess.
  */
 export class SpawnerSystem {
   readonly #warming: WarmingSystem;
+  readonly #recovery: RecoverySystem;
   readonly #backend: Backend;
+  readonly #restorer: ArchiveRestorer | undefined;
   readonly #readinessTimeoutMs: number;
 
   constructor(options: SpawnerOptions) {
     this.#warming = new WarmingSystem(options.resources);
+    this.#recovery = new RecoverySystem(options.resources);
     this.#backend = options.backend;
+    this.#restorer = options.restorer;
     this.#readinessTimeoutMs = options.readinessTimeoutMs ?? 30_000;
   }
 
@@ -44,18 +68,8 @@ export class SpawnerSystem {
       leaseId: spawned.id,
       expectedEpoch: spawned.epoch,
     };
-    if (spawned.archiveStatus !== "none") {
-      await this.#warming.failWarming({
-        ...fence,
-        terminated: true,
-        reason: "archive_restore_unavailable",
-      });
-      throw new SpawnError({
-        code: "archive_restore_unavailable",
-        message:
-          "This lease has a workspace archive and restoring archives is not available yet; nothing was created.",
-      });
-    }
+    const restore =
+      spawned.archiveStatus === "none" ? undefined : await this.#beginRestore(spawned);
 
     const intent = await this.#warming.recordAllocation({ ...fence, allocationId: randomUUID() });
     if (intent.outcome === "lost") throw superseded(intent.lease, intent.reason);
@@ -72,58 +86,181 @@ export class SpawnerSystem {
         },
       }));
     } catch (error) {
-      const failed = await this.#warming.failWarming({
-        ...fence,
-        terminated: true,
-        reason: "create_failed",
-      });
+      const failed = await this.#fail({ fence, restore, error, reason: "create_failed" });
       throw new SpawnError({
         code: "create_failed",
         message: `The backend could not create a box: ${message(error)}`,
-        lease: failed.lease,
+        lease: failed,
         cause: error,
       });
     }
 
-    const recorded = await this.#warming.recordCreated({ ...fence, allocationId, instanceId });
+    const recorded = await this.#warming.recordCreated({
+      ...fence,
+      allocationId,
+      instanceId,
+      rematerializationId: restore?.rematerializationId ?? null,
+    });
     if (recorded.outcome === "lost") {
       await this.#terminateOrLeave(instanceId);
       throw superseded(recorded.lease, recorded.reason);
     }
 
+    let client: BoxClient;
     try {
-      await waitForExecReady({
-        client: await this.#backend.connect(instanceId),
-        timeoutMs: this.#readinessTimeoutMs,
-      });
+      client = await this.#backend.connect(instanceId);
+      await waitForExecReady({ client, timeoutMs: this.#readinessTimeoutMs });
     } catch (error) {
-      if (!(await this.#terminateOrLeave(instanceId))) {
-        throw new SpawnError({
-          code: "termination_unconfirmed",
-          message: `Box ${instanceId} failed readiness and could not be stopped; the reaper will.`,
-          lease: recorded.lease,
-          cause: error,
-        });
-      }
-      const failed = await this.#warming.failWarming({
-        ...fence,
-        terminated: true,
-        reason: "readiness_failed",
-      });
+      await this.#terminateOrThrow({ instanceId, lease: recorded.lease, error });
+      const failed = await this.#fail({ fence, restore, error, reason: "readiness_failed" });
       throw new SpawnError({
         code: "readiness_failed",
         message: `Box ${instanceId} never became ready: ${message(error)}`,
-        lease: failed.lease,
+        lease: failed,
         cause: error,
       });
     }
 
-    const commit = await this.#warming.commitWarm({ ...fence, instanceId });
+    if (restore !== undefined) {
+      await this.#hydrateAndVerify({ fence, restore, client, instanceId, lease: recorded.lease });
+    }
+
+    const commit = await this.#warming.commitWarm({
+      ...fence,
+      instanceId,
+      rematerializationId: restore?.rematerializationId ?? null,
+    });
     if (commit.outcome === "lost") {
       await this.#terminateOrLeave(instanceId);
       throw superseded(commit.lease, commit.reason);
     }
     return { instanceId, lease: commit.lease };
+  }
+
+  /**
+   * Starts this epoch's restore and checks the selected archive's blob before any box exists.
+   * A blocked begin (the archive missed writes or is unverified) leaves the lease blocked.
+   */
+  async #beginRestore(spawned: LeaseSnapshot): Promise<Restore> {
+    const fence = {
+      workspaceId: spawned.workspaceId,
+      leaseId: spawned.id,
+      expectedEpoch: spawned.epoch,
+    };
+    if (this.#restorer === undefined) {
+      await this.#warming.failWarming({
+        ...fence,
+        terminated: true,
+        reason: "archive_restore_unavailable",
+      });
+      throw new SpawnError({
+        code: "archive_restore_unavailable",
+        message: "This lease has a workspace archive and this spawner has no archive store.",
+      });
+    }
+    const rematerializationId = randomUUID();
+    const begun = await this.#recovery.beginRematerialization({ ...fence, rematerializationId });
+    if (begun.outcome === "blocked") {
+      throw new SpawnError({
+        code: "restore_blocked",
+        message: `The archive cannot be restored (${begun.lease.failureCode ?? "blocked"}); an admin must restore a revision or start fresh.`,
+        lease: begun.lease,
+        failureCode: begun.lease.failureCode ?? undefined,
+      });
+    }
+    if (begun.outcome === "lost") throw superseded(begun.lease, begun.reason);
+    try {
+      return { rematerializationId, row: await this.#restorer.check(begun.lease) };
+    } catch (error) {
+      const restore = { rematerializationId, row: undefined };
+      const failed = await this.#fail({ fence, restore, error, reason: "restore_failed" });
+      throw restoreFailed(error, failed);
+    }
+  }
+
+  /** Hydrates the box, marks the restore verifying, and proves the box holds the revision. */
+  async #hydrateAndVerify(input: {
+    fence: Fence;
+    restore: Restore;
+    client: BoxClient;
+    instanceId: string;
+    lease: LeaseSnapshot;
+  }): Promise<void> {
+    const { fence, restore, client, instanceId } = input;
+    const selected = restore.row.revision;
+    try {
+      const hydrated = await (this.#restorer as ArchiveRestorer).hydrate({
+        client,
+        row: restore.row,
+        leaseId: fence.leaseId,
+      });
+      const verifying = await this.#recovery.markVerifying({
+        ...fence,
+        rematerializationId: restore.rematerializationId,
+        revision: selected,
+      });
+      if (verifying.outcome === "lost") {
+        await this.#terminateOrLeave(instanceId);
+        throw superseded(verifying.lease, verifying.reason);
+      }
+      // boxd re-reads the workspace from disk: what the box holds now, not what it was sent.
+      const { revision } = await client.manifest();
+      if (hydrated !== selected || revision !== selected) {
+        throw new ArchiveIntegrityError(
+          "workspace_fingerprint_mismatch",
+          `the box's workspace is revision ${revision}, not the selected ${selected}`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof SpawnError) throw error;
+      await this.#terminateOrThrow({ instanceId, lease: input.lease, error });
+      const failed = await this.#fail({ fence, restore, error, reason: "restore_failed" });
+      throw restoreFailed(error, failed);
+    }
+  }
+
+  /**
+   * Fails the warming after the box (if any) is confirmed gone: a restore attempt fails with its
+   * integrity code and retryable flag (unknown errors retry once), a plain spawn fails warming.
+   */
+  async #fail(input: {
+    fence: Fence;
+    restore: { readonly rematerializationId: string } | undefined;
+    error: unknown;
+    reason: string;
+  }): Promise<LeaseSnapshot | null> {
+    const { fence, restore, error } = input;
+    if (restore === undefined) {
+      const failed = await this.#warming.failWarming({
+        ...fence,
+        terminated: true,
+        reason: input.reason,
+      });
+      return failed.lease;
+    }
+    const integrity = error instanceof ArchiveIntegrityError ? error : undefined;
+    const failed = await this.#recovery.failRematerialization({
+      ...fence,
+      rematerializationId: restore.rematerializationId,
+      failureCode: integrity?.code ?? "sandbox_rematerialization_failed",
+      retryable: integrity?.retryable ?? true,
+    });
+    return failed.lease;
+  }
+
+  /** Terminates the box, or throws termination_unconfirmed leaving the row for the reaper. */
+  async #terminateOrThrow(input: {
+    instanceId: string;
+    lease: LeaseSnapshot;
+    error: unknown;
+  }): Promise<void> {
+    if (await this.#terminateOrLeave(input.instanceId)) return;
+    throw new SpawnError({
+      code: "termination_unconfirmed",
+      message: `Box ${input.instanceId} failed and could not be stopped; the reaper will.`,
+      lease: input.lease,
+      cause: input.error,
+    });
   }
 
   /** True when the box is confirmed gone; false leaves it (and its lease record) for the reaper. */
@@ -135,6 +272,18 @@ export class SpawnerSystem {
       return false;
     }
   }
+}
+
+function restoreFailed(error: unknown, lease: LeaseSnapshot | null): SpawnError {
+  const code =
+    error instanceof ArchiveIntegrityError ? error.code : "sandbox_rematerialization_failed";
+  return new SpawnError({
+    code: "restore_failed",
+    message: `Restoring the workspace failed (${code}): ${message(error)}`,
+    lease,
+    failureCode: code,
+    cause: error,
+  });
 }
 
 function superseded(lease: LeaseSnapshot | null, reason: string): SpawnError {

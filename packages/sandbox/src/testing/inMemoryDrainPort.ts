@@ -1,16 +1,24 @@
 import { createHash } from "node:crypto";
+import { RecoverySystem } from "../lease/recoverySystem.ts";
+import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import type { CaptureResult, DrainPort } from "../reaper/drainPort.ts";
 
 /**
  * A DrainPort over boxes that exist only in memory: a test says which boxes exist and what
- * capture answers, and reads back every capture and stop, in order.
+ * capture answers, and reads back every capture and stop, in order. A capture publishes a
+ * made-up archive (revision = hash of instance and generation) through the real lease CAS.
  */
 export class InMemoryDrainPort implements DrainPort {
   readonly captures: string[] = [];
   readonly stops: string[] = [];
   readonly #boxes = new Set<string>();
+  readonly #recovery: RecoverySystem;
   #mode: "capture" | "unavailable" | "fail" = "capture";
+
+  constructor(resources: LeaseResources) {
+    this.#recovery = new RecoverySystem(resources);
+  }
 
   /** Boxes that exist; capture of any other instance answers provider_missing. */
   addBox(instanceId: string): void {
@@ -26,28 +34,36 @@ export class InMemoryDrainPort implements DrainPort {
     this.#mode = mode;
   }
 
-  capture(lease: LeaseSnapshot): Promise<CaptureResult> {
+  async capture(lease: LeaseSnapshot, actor: string): Promise<CaptureResult> {
     const instanceId = lease.instanceId ?? "";
     this.captures.push(instanceId);
-    if (this.#mode === "fail")
-      return Promise.reject(new Error(`capture of ${instanceId} timed out`));
+    if (this.#mode === "fail") throw new Error(`capture of ${instanceId} timed out`);
     if (this.#mode === "unavailable")
-      return Promise.resolve({ kind: "unavailable", reason: "archive store offline" });
-    if (!this.#boxes.has(instanceId)) return Promise.resolve({ kind: "provider_missing" });
+      return { kind: "unavailable", reason: "archive store offline" };
+    if (!this.#boxes.has(instanceId)) return { kind: "provider_missing" };
+    const generation = lease.workspaceGeneration;
     const revision = createHash("sha256")
-      .update(`${instanceId}@${String(lease.workspaceGeneration)}`)
+      .update(`${instanceId}@${String(generation)}`)
       .digest("hex");
-    return Promise.resolve({
-      kind: "captured",
-      generation: lease.workspaceGeneration,
+    const published = await this.#recovery.publishArchive({
+      workspaceId: lease.workspaceId,
+      leaseId: lease.id,
+      expectedEpoch: lease.epoch,
+      instanceId,
+      generation,
+      revision,
       archive: {
-        revision,
         sizeBytes: 1024,
         fileCount: 3,
         storageKey: `archives/${revision}.tar.gz`,
         sha256: revision,
       },
+      actor,
     });
+    if (published.outcome === "lost") {
+      return { kind: "refused", reason: published.reason, lease: published.lease };
+    }
+    return { kind: "published", generation, revision, lease: published.lease };
   }
 
   stop(lease: LeaseSnapshot): Promise<void> {

@@ -1,3 +1,5 @@
 // In-memory implementations of sandbox's ports, for tests only (never imported by production code).
 export { InMemoryDrainPort } from "./inMemoryDrainPort.ts";
 export { ManualClock } from "./manualClock.ts";
+export { writeWorkspaceTree } from "./workspaceTree.ts";
+export type { TreeFacts, TreeShape } from "./workspaceTree.ts";

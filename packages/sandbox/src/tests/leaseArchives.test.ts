@@ -154,15 +154,14 @@ describe("write admissions (spec/lease.md §5.9)", () => {
     });
     expect((await w.leases.readByGroup(s))?.workspaceGeneration).toBe(1);
 
-    const capture = await w.drainPort.capture((await w.leases.readByGroup(s)) ?? lease);
-    if (capture.kind !== "captured") throw new Error(capture.kind);
     const publish = {
       workspaceId: s.workspaceId,
       leaseId: lease.id,
       expectedEpoch: 1,
       instanceId: "box-w",
       generation: 1,
-      archive: capture.archive,
+      revision: "a".repeat(64),
+      archive: { sizeBytes: 10, fileCount: 1, storageKey: "k/a", sha256: "b".repeat(64) },
     };
     expect(await w.recovery.publishArchive(publish)).toMatchObject({
       outcome: "lost",
@@ -187,9 +186,9 @@ describe("write admissions (spec/lease.md §5.9)", () => {
       outcome: "published",
       lease: { archiveGeneration: 1, workspaceGeneration: 1, archiveComplete: true },
     });
-    expect(await w.recovery.publishArchive({ ...publish, generation: 2 })).toMatchObject({
+    expect(await w.recovery.publishArchive({ ...publish, generation: 0 })).toMatchObject({
       outcome: "lost",
-      reason: "generation_mismatch",
+      reason: "workspace_changed_during_capture",
     });
   });
 });

@@ -59,7 +59,7 @@ export function useLeaseWorld(config: LeaseConfig = defaultLeaseConfig): {
     get current(): LeaseWorld {
       if (db === undefined) throw new Error("useLeaseWorld: read .current inside a test");
       const clock = new ManualClock();
-      const drainPort = new InMemoryDrainPort();
+      const drainPort = new InMemoryDrainPort({ db, clock, config });
       const systemsOn = (client: DbClientOrTx): Systems => {
         const resources: LeaseResources = { db: client, clock, config };
         return {
@@ -195,21 +195,12 @@ export async function releaseWarmHolder(w: LeaseWorld, lease: LeaseSnapshot): Pr
   });
 }
 
-/** Captures the warm box through the in-memory drain port and publishes it; returns the lease after. */
+/** Captures the warm box through the in-memory drain port (which publishes it); returns the lease after. */
 export async function publishCapture(w: LeaseWorld, lease: LeaseSnapshot): Promise<LeaseSnapshot> {
-  const capture = await w.drainPort.capture(lease);
-  if (capture.kind !== "captured" || lease.instanceId === null)
-    throw new Error(`no capture: ${capture.kind}`);
-  const published = await w.recovery.publishArchive({
-    workspaceId: lease.workspaceId,
-    leaseId: lease.id,
-    expectedEpoch: lease.epoch,
-    instanceId: lease.instanceId,
-    generation: capture.generation,
-    archive: capture.archive,
-  });
-  if (published.outcome !== "published") throw new Error(`publish lost: ${published.reason}`);
-  return published.lease;
+  const capture = await w.drainPort.capture(lease, "test");
+  if (capture.kind !== "published")
+    throw new Error(`no capture published: ${JSON.stringify(capture)}`);
+  return capture.lease;
 }
 
 /**

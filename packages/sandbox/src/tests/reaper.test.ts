@@ -3,7 +3,6 @@ import { sandboxEnvSchema } from "../env.ts";
 import { ReaperSystem } from "../reaper/reaperSystem.ts";
 import { createDbClient } from "@berth/db";
 import {
-  concurrently,
   leaseEvents,
   seedSession,
   useLeaseWorld,
@@ -166,14 +165,20 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     }
     w.clock.advance(w.config.idleGraceMs);
 
-    const { results, backendPids } = await concurrently(w.db, { count: 2 }, (tx) =>
-      new ReaperSystem({
-        resources: { db: tx, clock: w.clock, config: w.config },
-        drainPort: w.drainPort,
-      }).sweepOnce(),
-    );
+    // Two reapers, each with its own pool, as two worker processes would sweep.
+    const pools = [
+      createDbClient({ connectionString: w.url }),
+      createDbClient({ connectionString: w.url }),
+    ];
+    const results = await Promise.all(
+      pools.map((db) =>
+        new ReaperSystem({
+          resources: { db, clock: w.clock, config: w.config },
+          drainPort: w.drainPort,
+        }).sweepOnce(),
+      ),
+    ).finally(() => Promise.all(pools.map((db) => db.$disconnect())));
 
-    expect(backendPids).toBe(2);
     const drained = results.flatMap((r) => r.drains.map((d) => d.leaseId));
     expect(drained.sort()).toEqual([...leases].sort());
     expect(new Set(w.drainPort.captures).size).toBe(w.drainPort.captures.length);
@@ -274,13 +279,15 @@ describe("timings from the environment", () => {
     ]);
   });
 
-  it("defaults to lease TTL 90 s, warming 600 s, grace 900 s, reaper 30 s", () => {
+  it("defaults to lease TTL 90 s, warming 600 s, grace 900 s, reaper 30 s, 5 archives, 30 s quiet", () => {
     expect(sandboxEnvSchema.parse({})).toEqual({
       BERTH_LEASE_TTL_MS: 90_000,
       BERTH_WARMING_TIMEOUT_MS: 600_000,
       BERTH_IDLE_GRACE_MS: 900_000,
       BERTH_VIEWER_TTL_MS: 90_000,
       BERTH_REAPER_PERIOD_MS: 30_000,
+      BERTH_ARCHIVE_KEEP: 5,
+      BERTH_CHECKPOINT_QUIET_MS: 30_000,
     });
   });
 });

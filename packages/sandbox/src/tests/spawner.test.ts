@@ -1,5 +1,8 @@
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
+import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { LocalBackend } from "../backends/local/localBackend.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { backendDrainPort } from "../reaper/backendDrainPort.ts";
@@ -12,13 +15,11 @@ import { ManualClock } from "../testing/manualClock.ts";
 import {
   concurrently,
   seedSession,
-  settledWrite,
   useLeaseWorld,
   type LeaseWorld,
   type SeededSession,
 } from "./leaseFixture.ts";
 import {
-  boxPids,
   boxProcessesGone,
   killBox,
   localBackend,
@@ -44,6 +45,16 @@ function spawnerOver(w: LeaseWorld, over: Backend) {
     resources: { db: w.db, clock: w.clock, config: w.config },
     backend: over,
     readinessTimeoutMs: 2_000,
+  });
+}
+
+/** The real drain port: captures through the archiver into a store under the test's data dir. */
+function drainPortOver(w: LeaseWorld) {
+  const resources = { db: w.db, clock: w.clock, config: w.config };
+  const store = new FilesystemArchiveStore({ root: join(dataDir, "archives") });
+  return backendDrainPort({
+    backend,
+    archiver: new WorkspaceArchiver({ resources, backend, store }),
   });
 }
 
@@ -197,7 +208,7 @@ describe("the failure table", () => {
     w.clock.advance(w.config.warmingTimeoutMs + 1_000);
     const reaper = new ReaperSystem({
       resources: { db: w.db, clock: w.clock, config: w.config },
-      drainPort: backendDrainPort(backend),
+      drainPort: drainPortOver(w),
     });
     const report = await reaper.sweepOnce();
 
@@ -232,7 +243,7 @@ describe("the failure table", () => {
     w.clock.advance(w.config.warmingTimeoutMs + 1_000);
     const reaper = new ReaperSystem({
       resources: { db: w.db, clock: w.clock, config: w.config },
-      drainPort: backendDrainPort(backend),
+      drainPort: drainPortOver(w),
     });
     expect((await reaper.sweepOnce()).expiredWarming).toBe(1);
     expect(await w.leases.readByGroup(s)).toMatchObject({
@@ -251,40 +262,5 @@ describe("the failure table", () => {
     expect(orphans.terminated).toContain(instanceId);
     expect(await boxProcessesGone(instanceId)).toBe(true);
     await expectRecovers(w, s);
-  });
-});
-
-describe("the drain port over the local backend", () => {
-  it("leaves an idle box with writes draining while capture is unavailable: it is never stopped uncaptured", async () => {
-    const w = world.current;
-    const s = await seedSession(w.db);
-    const spawned = await acquireSpawner(w, s);
-    const box = await spawnerOver(w, backend).establish(spawned);
-    const holder = await w.db.leaseHolder.findFirstOrThrow({ where: { leaseId: spawned.id } });
-    await settledWrite(w, {
-      session: s,
-      lease: box.lease,
-      holder: { kind: "direct", id: holder.holderId },
-    });
-    await w.leases.release({
-      workspaceId: s.workspaceId,
-      leaseId: spawned.id,
-      kind: "direct",
-      holderId: holder.holderId,
-    });
-    w.clock.advance(w.config.idleGraceMs);
-
-    const reaper = new ReaperSystem({
-      resources: { db: w.db, clock: w.clock, config: w.config },
-      drainPort: backendDrainPort(backend),
-    });
-    const report = await reaper.sweepOnce();
-
-    expect(report.drains).toMatchObject([{ leaseId: spawned.id, result: "deferred" }]);
-    expect(await w.leases.readByGroup(s)).toMatchObject({
-      liveness: "draining",
-      instanceId: box.instanceId,
-    });
-    expect((await boxPids(box.instanceId)).length).toBeGreaterThan(0);
   });
 });

@@ -61,6 +61,10 @@ export interface Racepoints {
   createFails?: Error;
   /** The next terminate throws (the box is left running), once. */
   terminateFailsOnce?: boolean;
+  /** Runs after a capture's bytes all arrived, before the caller sees its result. */
+  afterCapture?: (client: BoxClient) => Promise<void>;
+  /** Runs after the box extracted an archive, before the caller sees the result. */
+  afterHydrate?: (client: BoxClient) => Promise<void>;
 }
 
 /**
@@ -88,7 +92,21 @@ export class RacepointBackend implements Backend {
 
   async connect(instanceId: string): Promise<BoxClient> {
     await this.#points.beforeConnect?.(instanceId);
-    return this.#inner.connect(instanceId);
+    const client = await this.#inner.connect(instanceId);
+    const points = this.#points;
+    return {
+      ...client,
+      capture: async (input) => {
+        const result = await client.capture(input);
+        await points.afterCapture?.(client);
+        return result;
+      },
+      hydrate: async (input) => {
+        const result = await client.hydrate(input);
+        await points.afterHydrate?.(client);
+        return result;
+      },
+    };
   }
 
   async terminate(instanceId: string): Promise<void> {

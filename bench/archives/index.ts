@@ -1,0 +1,103 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { writeWorkspaceTree, type TreeShape } from "@berth/sandbox/testing";
+import { createTestDatabase } from "@berth/testkit";
+import { defineBenchmark, type BenchContext } from "../harness/benchmark.ts";
+import { round } from "../harness/stats.ts";
+import { berthCycle, type BerthRun } from "./berthCycle.ts";
+import { summarize } from "./summary.ts";
+import { tarCycle, type TarRun } from "./tarBaseline.ts";
+import { ArchiveWorld } from "./world.ts";
+
+const MB = 1_000_000;
+
+interface Plan {
+  readonly tree: TreeShape;
+  readonly warmups: number;
+  readonly runs: number;
+  /** The restore-time anchor (Daytona: 3.2 s archived → serving for 140 MB), full mode only. */
+  readonly anchor?: TreeShape & { readonly runs: number };
+}
+
+const plans: Record<BenchContext["mode"], Plan> = {
+  short: { tree: { bytes: 20 * MB, entries: 2_000, seed: 20 }, warmups: 0, runs: 1 },
+  full: {
+    tree: { bytes: 200 * MB, entries: 20_000, seed: 200 },
+    warmups: 1,
+    runs: 3,
+    anchor: { bytes: 140 * MB, entries: 14_000, seed: 140, runs: 3 },
+  },
+};
+
+const seconds = (ms: number) => `${String(round(ms / 1000, 2))} s`;
+
+export default defineBenchmark({
+  name: "archives",
+  description:
+    "capture + restore of a generated workspace tree through the archiver and the spawner, against tar -czf + tar -xzf of the same tree",
+  async run(context) {
+    const plan = plans[context.mode];
+    await using database = await createTestDatabase();
+    await using world = await ArchiveWorld.create(database.prisma);
+    const scratch = join(world.root, "tar");
+    await mkdir(scratch);
+
+    context.progress(
+      `writing a ${String(plan.tree.bytes / MB)} MB, ${String(plan.tree.entries)}-entry tree`,
+    );
+    const tree = join(world.root, "tree");
+    const facts = await writeWorkspaceTree(tree, plan.tree);
+
+    const berth: BerthRun[] = [];
+    const tar: TarRun[] = [];
+    const rounds = plan.warmups + plan.runs;
+    for (let i = 0; i < rounds; i += 1) {
+      const label =
+        i < plan.warmups ? "warm-up" : `run ${String(i - plan.warmups + 1)}/${String(plan.runs)}`;
+      // Alternate which side goes first, so neither always runs on a warmer machine.
+      const sides = [
+        async () => {
+          const result = await berthCycle(world, tree);
+          context.progress(
+            `${label} berth: capture ${seconds(result.captureMs)}, restore ${seconds(result.restoreMs)}`,
+          );
+          if (i >= plan.warmups) berth.push(result);
+        },
+        async () => {
+          const result = await tarCycle(tree, scratch);
+          context.progress(
+            `${label} tar: -czf ${seconds(result.czfMs)}, -xzf ${seconds(result.xzfMs)}`,
+          );
+          if (i >= plan.warmups) tar.push(result);
+        },
+      ];
+      if (i % 2 === 1) sides.reverse();
+      for (const side of sides) await side();
+    }
+
+    const anchor: BerthRun[] = [];
+    if (plan.anchor !== undefined) {
+      context.progress(
+        `restore anchor: a ${String(plan.anchor.bytes / MB)} MB, ${String(plan.anchor.entries)}-entry tree`,
+      );
+      const anchorTree = join(world.root, "tree-anchor");
+      await writeWorkspaceTree(anchorTree, plan.anchor);
+      for (let i = 0; i < plan.anchor.runs; i += 1) {
+        const result = await berthCycle(world, anchorTree);
+        context.progress(
+          `anchor ${String(i + 1)}/${String(plan.anchor.runs)}: restore ${seconds(result.restoreMs)}`,
+        );
+        anchor.push(result);
+      }
+    }
+
+    return summarize({
+      mode: context.mode,
+      tree: facts,
+      berth,
+      tar,
+      anchor,
+      boxdEntry: world.boxdEntry,
+    });
+  },
+});

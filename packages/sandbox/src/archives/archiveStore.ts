@@ -1,0 +1,60 @@
+import type { Readable, Writable } from "node:stream";
+
+/** What a finished blob holds: its size and the sha256 of exactly the bytes stored. */
+export interface BlobDigest {
+  readonly sizeBytes: number;
+  readonly sha256: string;
+}
+
+/**
+ * A blob being written. Write the archive into `sink` and end it; `digest` settles once the
+ * bytes are durable (written and synced) under a temporary name. Then `commit` gives it its key
+ * — never replacing a blob already there — or `discard` drops it. Either may be called once.
+ */
+export interface PendingBlob {
+  readonly sink: Writable;
+  readonly digest: Promise<BlobDigest>;
+  commit(key: string): Promise<void>;
+  discard(): Promise<void>;
+}
+
+export const archiveStoreErrorCodes = ["not_found", "exists", "invalid_key", "io"] as const;
+export type ArchiveStoreErrorCode = (typeof archiveStoreErrorCodes)[number];
+
+export class ArchiveStoreError extends Error {
+  override readonly name = "ArchiveStoreError";
+  constructor(
+    readonly code: ArchiveStoreErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * The ArchiveStore port: where archive blobs live. The filesystem store is the default; an
+ * S3-compatible store fits the same four calls (a multipart upload is a pending blob; commit
+ * is a conditional put that refuses an existing key).
+ */
+export interface ArchiveStore {
+  readonly kind: "filesystem" | "s3";
+  /** Starts writing a new blob. */
+  begin(): Promise<PendingBlob>;
+  /** The size and sha256 of the stored bytes, read end to end; `not_found` when missing. */
+  digest(key: string, onBytes?: (bytesDone: number) => void): Promise<BlobDigest>;
+  /** Reads a blob; `not_found` when there is none under `key`. */
+  open(key: string): Promise<{ readonly sizeBytes: number; readonly body: Readable }>;
+  /** Deletes a blob; a missing one counts as deleted. */
+  remove(key: string): Promise<void>;
+}
+
+/** Keys are `/`-separated names of letters, digits, `.`, `_` and `-`, each starting with a letter or digit. */
+export function checkArchiveKey(key: string): string[] {
+  const parts = key.split("/");
+  const valid =
+    key.length <= 512 && parts.every((part) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(part));
+  if (!valid)
+    throw new ArchiveStoreError("invalid_key", `not an archive key: ${JSON.stringify(key)}`);
+  return parts;
+}

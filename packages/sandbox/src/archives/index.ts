@@ -1,0 +1,13 @@
+export { ArchiveIntegrityError, integrityCodes } from "./archiveErrors.ts";
+export type { IntegrityCode } from "./archiveErrors.ts";
+export { ArchiveRestorer } from "./archiveRestorer.ts";
+export { findArchive, listArchives } from "./archiveRows.ts";
+export type { ArchiveRow } from "./archiveRows.ts";
+export { ArchiveStoreError, checkArchiveKey } from "./archiveStore.ts";
+export type { ArchiveStore, BlobDigest, PendingBlob } from "./archiveStore.ts";
+export { CheckpointSystem } from "./checkpointSystem.ts";
+export type { CheckpointOptions, CheckpointReport } from "./checkpointSystem.ts";
+export { FilesystemArchiveStore } from "./filesystemArchiveStore.ts";
+export type { ArchiveProgress, ProgressListener } from "./progress.ts";
+export { WorkspaceArchiver } from "./workspaceArchiver.ts";
+export type { ArchiverOptions } from "./workspaceArchiver.ts";

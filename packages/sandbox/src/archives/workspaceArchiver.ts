@@ -1,0 +1,204 @@
+import { pipeline } from "node:stream/promises";
+import { z } from "zod";
+import { LeaseSystem } from "../lease/leaseSystem.ts";
+import { RecoverySystem, type PublishOutcome } from "../lease/recoverySystem.ts";
+import type { LeaseResources } from "../lease/resources.ts";
+import type { LeaseSnapshot } from "../lease/snapshot.ts";
+import type { CaptureResult } from "../reaper/drainPort.ts";
+import type { Backend } from "../spawner/backend.ts";
+import { archiveKey, compressor } from "./archiveFormat.ts";
+import { pruneArchives } from "./archiveRows.ts";
+import type { ArchiveStore, BlobDigest, PendingBlob } from "./archiveStore.ts";
+import { throttled, type ProgressListener } from "./progress.ts";
+
+export interface ArchiverOptions {
+  readonly resources: LeaseResources;
+  readonly backend: Backend;
+  readonly store: ArchiveStore;
+  /** Retention: how many revisions of a lease to keep (the current and selected always stay). */
+  readonly keepRevisions?: number;
+  /** Captures per call when writes keep landing during a capture. */
+  readonly maxAttempts?: number;
+  readonly onProgress?: ProgressListener;
+}
+
+interface Captured {
+  readonly pending: PendingBlob;
+  readonly digest: BlobDigest;
+  readonly revision: string;
+  readonly fileCount: number;
+}
+
+const optionsSchema = z.object({
+  keepRevisions: z.number().int().min(1).max(1_000).default(5),
+  maxAttempts: z.number().int().min(1).max(20).default(3),
+});
+
+/**
+ * Captures a live box's workspace into the archive store and publishes it through the lease's
+ * CAS. The capture records g = workspaceGeneration when it starts; the publish requires the same
+ * epoch and instance, the workspace still at g, and every write <= g settled. A write admitted
+ * meanwhile makes the capture stale: it is discarded and captured again. A revision the lease
+ * already has stores no new blob. After a publish, retention deletes what it no longer keeps.
+ */
+export class WorkspaceArchiver {
+  readonly #resources: LeaseResources;
+  readonly #backend: Backend;
+  readonly #store: ArchiveStore;
+  readonly #recovery: RecoverySystem;
+  readonly #leases: LeaseSystem;
+  readonly #keep: number;
+  readonly #maxAttempts: number;
+  readonly #onProgress: ProgressListener | undefined;
+
+  constructor(options: ArchiverOptions) {
+    const parsed = optionsSchema.parse({
+      keepRevisions: options.keepRevisions,
+      maxAttempts: options.maxAttempts,
+    });
+    this.#resources = options.resources;
+    this.#backend = options.backend;
+    this.#store = options.store;
+    this.#recovery = new RecoverySystem(options.resources);
+    this.#leases = new LeaseSystem(options.resources);
+    this.#keep = parsed.keepRevisions;
+    this.#maxAttempts = parsed.maxAttempts;
+    this.#onProgress = options.onProgress;
+  }
+
+  /** Captures and publishes `lease`'s box; `actor` names who asked (reaper, checkpoint, admin). */
+  async capture(lease: LeaseSnapshot, options: { actor: string }): Promise<CaptureResult> {
+    for (let attempt = 1; ; attempt += 1) {
+      // g is read when the capture starts: the caller's snapshot may predate later writes.
+      const current = await this.#leases.readByGroup({
+        workspaceId: lease.workspaceId,
+        sandboxGroupId: lease.sandboxGroupId,
+      });
+      if (current === null) return { kind: "refused", reason: "lease_not_found", lease: null };
+      const instanceId = current.instanceId;
+      const live = current.liveness === "warm" || current.liveness === "draining";
+      if (current.epoch !== lease.epoch || instanceId === null || !live) {
+        return { kind: "refused", reason: "stale_epoch", lease: current };
+      }
+      const generation = current.workspaceGeneration;
+      let captured: Captured;
+      try {
+        captured = await this.#captureBlob(current, instanceId);
+      } catch (error) {
+        if (await this.#isGone(instanceId)) return { kind: "provider_missing" };
+        return { kind: "unavailable", reason: `capture failed: ${describe(error)}` };
+      }
+      const published = await this.#publish({
+        lease: current,
+        instanceId,
+        generation,
+        captured,
+        actor: options.actor,
+      });
+      if (published.outcome === "published") {
+        await this.#prune(current);
+        return {
+          kind: "published",
+          generation,
+          revision: captured.revision,
+          lease: published.lease,
+        };
+      }
+      if (published.reason !== "workspace_changed_during_capture" || attempt >= this.#maxAttempts) {
+        return { kind: "refused", reason: published.reason, lease: published.lease };
+      }
+    }
+  }
+
+  /** Streams the box's capture through gzip into a pending blob; nothing is committed yet. */
+  async #captureBlob(lease: LeaseSnapshot, instanceId: string): Promise<Captured> {
+    const client = await this.#backend.connect(instanceId);
+    const pending = await this.#store.begin();
+    const progress = throttled(this.#onProgress);
+    try {
+      const gzip = compressor();
+      const storing = pipeline(gzip, pending.sink);
+      storing.catch(() => undefined);
+      const report = (bytesDone: number, bytesTotal: number | undefined) => ({
+        operation: "capture" as const,
+        leaseId: lease.id,
+        phase: "capturing" as const,
+        bytesDone,
+        bytesTotal,
+      });
+      const result = await client.capture({
+        destination: gzip,
+        onProgress: ({ bytesDone, bytesTotal }) => progress.report(report(bytesDone, bytesTotal)),
+      });
+      await storing;
+      const digest = await pending.digest;
+      progress.finish(report(result.bytes, result.bytes));
+      const fileCount = result.manifest.entries.filter((entry) => entry.type === "file").length;
+      return { pending, digest, revision: result.revision, fileCount };
+    } catch (error) {
+      await pending.discard();
+      throw error;
+    }
+  }
+
+  /**
+   * Publishes without a blob first (the lease may hold this revision already); only if it does
+   * not is the pending blob committed under its own key and published with it.
+   */
+  async #publish(input: {
+    lease: LeaseSnapshot;
+    instanceId: string;
+    generation: number;
+    captured: Captured;
+    actor: string;
+  }): Promise<PublishOutcome> {
+    const { lease, captured } = input;
+    const base = {
+      workspaceId: lease.workspaceId,
+      leaseId: lease.id,
+      expectedEpoch: lease.epoch,
+      instanceId: input.instanceId,
+      generation: input.generation,
+      revision: captured.revision,
+      actor: input.actor,
+    };
+    const existing = await this.#recovery.publishArchive({ ...base, archive: null });
+    if (existing.outcome === "published" || existing.reason !== "blob_required") {
+      await captured.pending.discard();
+      return existing;
+    }
+    const storageKey = archiveKey({ ...base, revision: captured.revision });
+    await captured.pending.commit(storageKey);
+    const published = await this.#recovery.publishArchive({
+      ...base,
+      archive: { ...captured.digest, fileCount: captured.fileCount, storageKey },
+    });
+    if (published.outcome === "lost" || published.stored === "existing") {
+      await this.#store.remove(storageKey);
+    }
+    return published;
+  }
+
+  async #prune(lease: LeaseSnapshot): Promise<void> {
+    const keys = await pruneArchives(this.#resources.db, {
+      workspaceId: lease.workspaceId,
+      leaseId: lease.id,
+      keep: this.#keep,
+    });
+    // The rows are gone; a blob left behind by a failed delete is unreferenced, never wrong.
+    await Promise.allSettled(keys.map((key) => this.#store.remove(key)));
+  }
+
+  async #isGone(instanceId: string): Promise<boolean> {
+    try {
+      const box = (await this.#backend.inventory()).find((info) => info.instanceId === instanceId);
+      return box === undefined || box.state === "gone";
+    } catch {
+      return false;
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

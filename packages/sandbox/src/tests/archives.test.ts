@@ -1,0 +1,463 @@
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { BoxClient } from "@berth/box-protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RecoveryActions } from "../admin/recoveryActions.ts";
+import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
+import { findArchive, listArchives } from "../archives/archiveRows.ts";
+import { CheckpointSystem } from "../archives/checkpointSystem.ts";
+import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
+import type { ArchiveProgress } from "../archives/progress.ts";
+import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
+import type { LocalBackend } from "../backends/local/localBackend.ts";
+import type { LeaseSnapshot } from "../lease/snapshot.ts";
+import { backendDrainPort } from "../reaper/backendDrainPort.ts";
+import { ReaperSystem } from "../reaper/reaperSystem.ts";
+import type { Backend } from "../spawner/backend.ts";
+import { SpawnError } from "../spawner/spawnError.ts";
+import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
+import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
+import {
+  boxProcessesGone,
+  killBox,
+  localBackend,
+  RacepointBackend,
+  tempDataDir,
+} from "./spawnerFixture.ts";
+
+const world = useLeaseWorld();
+let dataDir = "";
+let storeRoot = "";
+let backend: LocalBackend;
+let store: FilesystemArchiveStore;
+
+beforeAll(async () => {
+  dataDir = await tempDataDir();
+  storeRoot = join(dataDir, "archives");
+  backend = localBackend(dataDir);
+  store = new FilesystemArchiveStore({ root: storeRoot });
+});
+afterAll(async () => {
+  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const resourcesOf = (w: LeaseWorld) => ({ db: w.db, clock: w.clock, config: w.config });
+
+function spawnerOf(
+  w: LeaseWorld,
+  options: { over?: Backend; onProgress?: (event: ArchiveProgress) => void } = {},
+) {
+  return new SpawnerSystem({
+    resources: resourcesOf(w),
+    backend: options.over ?? backend,
+    restorer: new ArchiveRestorer({ db: w.db, store, onProgress: options.onProgress }),
+    readinessTimeoutMs: 5_000,
+  });
+}
+
+function archiverOf(
+  w: LeaseWorld,
+  options: {
+    over?: Backend;
+    keepRevisions?: number;
+    onProgress?: (event: ArchiveProgress) => void;
+  } = {},
+) {
+  return new WorkspaceArchiver({
+    resources: resourcesOf(w),
+    backend: options.over ?? backend,
+    store,
+    keepRevisions: options.keepRevisions,
+    onProgress: options.onProgress,
+  });
+}
+
+interface WarmBox {
+  readonly lease: LeaseSnapshot;
+  readonly instanceId: string;
+  readonly client: BoxClient;
+  readonly holderId: string;
+}
+
+async function acquireSpawner(w: LeaseWorld, s: SeededSession) {
+  const holderId = `direct:${crypto.randomUUID()}`;
+  const outcome = await w.leases.acquire({ ...s, kind: "direct", holderId });
+  if (outcome.role !== "spawner") throw new Error(`expected spawner, got ${outcome.role}`);
+  return { lease: outcome.lease, holderId };
+}
+
+async function establish(w: LeaseWorld, s: SeededSession, spawner = spawnerOf(w)) {
+  const { lease, holderId } = await acquireSpawner(w, s);
+  const box = await spawner.establish(lease);
+  return {
+    lease: box.lease,
+    instanceId: box.instanceId,
+    client: await backend.connect(box.instanceId),
+    holderId,
+  };
+}
+
+/** An admitted, settled write through the box's shell, as box services will run one. */
+async function writeInBox(
+  w: LeaseWorld,
+  target: { session: SeededSession; box: WarmBox },
+  script: string,
+): Promise<void> {
+  const { session, box } = target;
+  const lease = await current(w, session);
+  const admitted = await w.admissions.admit({
+    ...session,
+    leaseId: lease.id,
+    expectedEpoch: lease.epoch,
+    instanceId: box.instanceId,
+    holderKind: "direct",
+    holderId: box.holderId,
+    routeTargetId: null,
+    routeEpoch: 0,
+    operation: "exec",
+  });
+  if (!admitted.admitted) throw new Error(`write not admitted: ${admitted.reason}`);
+  const result = await box.client.exec({ argv: ["sh", "-c", `set -e\n${script}`] });
+  await w.admissions.settle({
+    workspaceId: session.workspaceId,
+    admissionId: admitted.admissionId,
+    outcome: result.exitCode === 0 ? "resolved" : "rejected",
+  });
+  if (result.exitCode !== 0) throw new Error(`script failed: ${result.stderr}`);
+}
+
+async function current(w: LeaseWorld, s: SeededSession): Promise<LeaseSnapshot> {
+  const lease = await w.leases.readByGroup(s);
+  if (lease === null) throw new Error("no lease");
+  return lease;
+}
+
+/** The box dies (SIGKILL, as a crash), and an observer marks it lost: cold, restore pending. */
+async function loseBox(w: LeaseWorld, s: SeededSession, box: WarmBox): Promise<void> {
+  await killBox(box.instanceId);
+  const lease = await current(w, s);
+  const marked = await w.warming.markInstanceLost({
+    workspaceId: s.workspaceId,
+    leaseId: lease.id,
+    expectedEpoch: lease.epoch,
+    instanceId: box.instanceId,
+    actor: "test",
+  });
+  expect(marked).toMatchObject({ outcome: "marked", lease: { restoreStatus: "pending" } });
+}
+
+async function download(client: BoxClient, path: string): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of (await client.download({ path })).body) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+async function blobsOf(leaseId: string): Promise<string[]> {
+  const all: string[] = [];
+  for await (const path of walkFiles(storeRoot)) if (path.includes(leaseId)) all.push(path);
+  return all.sort();
+}
+
+async function* walkFiles(folder: string): AsyncGenerator<string> {
+  for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) yield* walkFiles(path);
+    else yield path;
+  }
+}
+
+function expectSteadyProgress(events: readonly ArchiveProgress[], phase: ArchiveProgress["phase"]) {
+  const mine = events.filter((event) => event.phase === phase);
+  expect(mine.length).toBeGreaterThan(0);
+  const done = mine.map((event) => event.bytesDone);
+  expect(done).toEqual([...done].sort((a, b) => a - b));
+  const last = mine.at(-1);
+  expect(last?.bytesDone).toBe(last?.bytesTotal);
+}
+
+const VARIED_TREE = `
+mkdir -p src/nested empty/deeper/deepest
+printf 'hello\\n' > src/a.txt
+: > empty.txt
+head -c 70000 /dev/urandom > bin.dat
+chmod 0751 bin.dat
+chmod 0600 src/a.txt
+printf 'x' > 'space name.txt'
+ln -s src/a.txt link
+ln -s ../missing src/dangling
+chmod 0700 empty/deeper
+`;
+
+describe("capture and exact-revision restore (real boxes, real files)", () => {
+  it("a box killed after a capture comes back byte-identical: text, binary, empty, modes, symlinks, empty folders", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    await writeInBox(w, { session: s, box }, VARIED_TREE);
+    expect(await current(w, s)).toMatchObject({ workspaceGeneration: 1, archiveComplete: false });
+    const before = await box.client.manifest();
+    const binary = await download(box.client, "bin.dat");
+
+    const captureEvents: ArchiveProgress[] = [];
+    const captured = await archiverOf(w, { onProgress: (e) => captureEvents.push(e) }).capture(
+      await current(w, s),
+      { actor: "test" },
+    );
+    expect(captured).toMatchObject({ kind: "published", revision: before.revision, generation: 1 });
+    expect(await current(w, s)).toMatchObject({ archiveGeneration: 1, archiveComplete: true });
+    expectSteadyProgress(captureEvents, "capturing");
+    const row = await findArchive(w.db, { leaseId: box.lease.id, revision: before.revision });
+    expect(row).toMatchObject({ status: "available", generation: 1, fileCount: 4 });
+    expect(await blobsOf(box.lease.id)).toHaveLength(1);
+
+    await loseBox(w, s, box);
+    const restoreEvents: ArchiveProgress[] = [];
+    const spawner = spawnerOf(w, { onProgress: (e) => restoreEvents.push(e) });
+    const restored = await establish(w, s, spawner);
+
+    expect(restored.lease).toMatchObject({
+      liveness: "warm",
+      restoreStatus: "ready",
+      workspaceStatus: "ready",
+      selectedRevision: before.revision,
+    });
+    expect(await restored.client.manifest()).toEqual(before);
+    expect((await download(restored.client, "bin.dat")).equals(binary)).toBe(true);
+    const link = await restored.client.exec({ argv: ["readlink", "link"] });
+    expect(link.stdout).toBe("src/a.txt\n");
+    expectSteadyProgress(restoreEvents, "checking");
+    expectSteadyProgress(restoreEvents, "hydrating");
+    expect(restoreEvents.at(-1)?.bytesTotal).toBe(row?.sizeBytes);
+  });
+
+  it("a flipped byte in the stored blob fails the check before any box exists; blocked until an admin restores the previous revision", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    const archiver = archiverOf(w, { keepRevisions: 1 });
+    await writeInBox(w, { session: s, box }, "printf one > version.txt");
+    const first = await archiver.capture(await current(w, s), { actor: "test" });
+    await writeInBox(w, { session: s, box }, "printf two > version.txt");
+    const second = await archiver.capture(await current(w, s), { actor: "test" });
+    if (first.kind !== "published" || second.kind !== "published") throw new Error("no capture");
+    // Retention keeps one revision: the first goes once the second is current.
+    expect((await listArchives(w.db, box.lease.id)).map((a) => a.revision)).toEqual([
+      second.revision,
+    ]);
+    // Capture the first again (the workspace reverts), then the second: both rows exist.
+    await writeInBox(w, { session: s, box }, "printf one > version.txt");
+    await archiverOf(w).capture(await current(w, s), { actor: "test" });
+    await writeInBox(w, { session: s, box }, "printf two > version.txt");
+    await archiverOf(w).capture(await current(w, s), { actor: "test" });
+
+    const row = await findArchive(w.db, { leaseId: box.lease.id, revision: second.revision });
+    if (row === null) throw new Error("no row");
+    const path = join(storeRoot, row.storageKey);
+    const bytes = await readFile(path);
+    bytes[Math.floor(bytes.length / 2)] = (bytes[Math.floor(bytes.length / 2)] ?? 0) ^ 0x01;
+    await writeFile(path, bytes);
+
+    await loseBox(w, s, box);
+    const { lease } = await acquireSpawner(w, s);
+    const boxesBefore = (await backend.inventory()).length;
+    const failure = await spawnerOf(w)
+      .establish(lease)
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(SpawnError);
+    expect(failure).toMatchObject({ code: "restore_failed", failureCode: "archive_corrupt" });
+    expect((await backend.inventory()).length).toBe(boxesBefore);
+    expect(await current(w, s)).toMatchObject({
+      liveness: "cold",
+      restoreStatus: "unrecoverable",
+      failureCode: "archive_corrupt",
+      retryable: false,
+    });
+    expect(await findArchive(w.db, { leaseId: lease.id, revision: second.revision })).toMatchObject(
+      { status: "invalid" },
+    );
+    const blocked = await w.leases.acquire({ ...s, kind: "direct", holderId: "direct:late" });
+    expect(blocked).toMatchObject({ role: "blocked", reason: "restore_unrecoverable" });
+
+    const admin = new RecoveryActions({
+      resources: resourcesOf(w),
+      drainPort: backendDrainPort({ backend, archiver }),
+    });
+    const restoredRevision = await admin.restoreRevision({
+      lease: await current(w, s),
+      revision: first.revision,
+      actor: { kind: "user", id: "admin-1" },
+    });
+    expect(restoredRevision).toMatchObject({ outcome: "restored" });
+    const recovered = await establish(w, s);
+    expect(recovered.lease).toMatchObject({ liveness: "warm", selectedRevision: first.revision });
+    expect((await download(recovered.client, "version.txt")).toString()).toBe("one");
+
+    // Retention of one still keeps the selected revision beside the current one.
+    await writeInBox(w, { session: s, box: recovered }, "printf three > version.txt");
+    const third = await archiver.capture(await current(w, s), { actor: "test" });
+    expect(third.kind).toBe("published");
+    const kept = (await listArchives(w.db, box.lease.id)).map((a) => a.revision).sort();
+    expect(kept).toEqual([first.revision, third.kind === "published" ? third.revision : ""].sort());
+  });
+
+  it("a workspace tampered with during hydrate fails verification: box terminated, nothing warm, unrecoverable", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    await writeInBox(w, { session: s, box }, "printf data > file.txt");
+    await archiverOf(w).capture(await current(w, s), { actor: "test" });
+    await loseBox(w, s, box);
+
+    let created = "";
+    const tampering = new RacepointBackend(backend, {
+      afterCreate: (instanceId) => {
+        created = instanceId;
+        return Promise.resolve();
+      },
+      afterHydrate: async (client) => {
+        await client.write({ path: "file.txt", content: "tampered" });
+      },
+    });
+    const { lease } = await acquireSpawner(w, s);
+    const failure = await spawnerOf(w, { over: tampering })
+      .establish(lease)
+      .catch((error: unknown) => error);
+
+    expect(failure).toMatchObject({
+      code: "restore_failed",
+      failureCode: "workspace_fingerprint_mismatch",
+    });
+    expect(await boxProcessesGone(created)).toBe(true);
+    expect(await current(w, s)).toMatchObject({
+      liveness: "cold",
+      restoreStatus: "unrecoverable",
+      failureCode: "workspace_fingerprint_mismatch",
+    });
+    const warmCommits = await w.db.leaseEvent.count({
+      where: { leaseId: lease.id, transition: "commit_warm", epochBefore: lease.epoch },
+    });
+    expect(warmCommits).toBe(0);
+  });
+
+  it("a write admitted during a capture discards it and captures again: the archive always matches its generation", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    await writeInBox(w, { session: s, box }, "printf early > early.txt");
+    let lateWrites = 0;
+    const racing = new RacepointBackend(backend, {
+      afterCapture: async () => {
+        if (lateWrites > 0) return;
+        lateWrites += 1;
+        await writeInBox(w, { session: s, box }, "printf late > late.txt");
+        expect(await current(w, s)).toMatchObject({
+          workspaceGeneration: 2,
+          archiveComplete: false,
+        });
+      },
+    });
+
+    const captured = await archiverOf(w, { over: racing }).capture(await current(w, s), {
+      actor: "test",
+    });
+
+    const after = await box.client.manifest();
+    expect(captured).toMatchObject({ kind: "published", generation: 2, revision: after.revision });
+    expect(await current(w, s)).toMatchObject({
+      archiveGeneration: 2,
+      archiveRevision: after.revision,
+      archiveComplete: true,
+    });
+    // The stale first capture stored nothing: one row, one blob.
+    expect(await listArchives(w.db, box.lease.id)).toHaveLength(1);
+    expect(await blobsOf(box.lease.id)).toHaveLength(1);
+  });
+
+  it("a capture of a revision the lease already has stores no new blob and only raises its generation", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    await writeInBox(w, { session: s, box }, "printf same > same.txt");
+    const first = await archiverOf(w).capture(await current(w, s), { actor: "test" });
+    await writeInBox(w, { session: s, box }, "printf same > same.txt");
+    const second = await archiverOf(w).capture(await current(w, s), { actor: "test" });
+
+    expect(second).toMatchObject({
+      kind: "published",
+      generation: 2,
+      revision: first.kind === "published" ? first.revision : "",
+    });
+    expect(await listArchives(w.db, box.lease.id)).toMatchObject([{ generation: 2 }]);
+    expect(await blobsOf(box.lease.id)).toHaveLength(1);
+  });
+
+  it("drain: zero holders → draining → capture → stop → cold; the next acquire restores it", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    await writeInBox(w, { session: s, box }, "mkdir -p work && printf kept > work/kept.txt");
+    const before = await box.client.manifest();
+    await w.leases.release({ ...s, leaseId: box.lease.id, kind: "direct", holderId: box.holderId });
+    w.clock.advance(w.config.idleGraceMs);
+
+    const reaper = new ReaperSystem({
+      resources: resourcesOf(w),
+      drainPort: backendDrainPort({ backend, archiver: archiverOf(w) }),
+    });
+    const report = await reaper.sweepOnce();
+
+    expect(report.drains).toEqual([{ leaseId: box.lease.id, result: "cold" }]);
+    expect(await boxProcessesGone(box.instanceId)).toBe(true);
+    expect(await current(w, s)).toMatchObject({
+      liveness: "cold",
+      restoreStatus: "pending",
+      archiveRevision: before.revision,
+      archiveComplete: true,
+    });
+    const restored = await establish(w, s);
+    expect(await restored.client.manifest()).toEqual(before);
+  });
+
+  it("retention never removes the current revision, even under concurrent captures", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    const archiver = archiverOf(w, { keepRevisions: 1 });
+    const captures: Promise<unknown>[] = [];
+    for (let round = 0; round < 6; round += 1) {
+      await writeInBox(w, { session: s, box }, `printf ${String(round)} > round.txt`);
+      captures.push(archiver.capture(await current(w, s), { actor: "test" }));
+    }
+    await Promise.all(captures);
+    await writeInBox(w, { session: s, box }, "printf final > round.txt");
+    await archiver.capture(await current(w, s), { actor: "test" });
+
+    const lease = await current(w, s);
+    const rows = await listArchives(w.db, lease.id);
+    expect(rows.map((row) => row.revision)).toEqual([lease.archiveRevision]);
+    expect(lease.archiveRevision).toBe((await box.client.manifest()).revision);
+    expect(await blobsOf(lease.id)).toEqual(rows.map((row) => join(storeRoot, row.storageKey)));
+  });
+
+  it("the periodic checkpoint captures a warm lease once its writes are quiet, so archiveComplete turns true", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    const checkpoints = new CheckpointSystem({
+      resources: resourcesOf(w),
+      archiver: archiverOf(w),
+      quietMs: 60_000,
+    });
+    await writeInBox(w, { session: s, box }, "printf draft > notes.md");
+
+    expect(await checkpoints.sweepOnce()).toEqual([]);
+    w.clock.advance(60_001);
+    expect(await checkpoints.sweepOnce()).toEqual([{ leaseId: box.lease.id, result: "published" }]);
+    expect(await current(w, s)).toMatchObject({
+      archiveComplete: true,
+      archiveRevision: (await box.client.manifest()).revision,
+    });
+    expect(await checkpoints.sweepOnce()).toEqual([]);
+  });
+});
