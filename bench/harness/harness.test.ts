@@ -88,4 +88,12 @@ describe("pnpm bench", () => {
     );
     expect(run.lastLine).toMatch(/ runs=3 isolation=(bubblewrap|none)$/);
   });
+
+  it("runs the archives benchmark in its short mode: a capture and an exact restore against tar, and a parseable RESULT", async () => {
+    const run = await bench(["archives", "--short"]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.lastLine).toMatch(/^RESULT archives ratio=\d+(\.\d+)? goal=ratio<=1\.3 /);
+    expect(run.lastLine).toMatch(/ capture_MBps=\d+(\.\d+)? restore_MBps=\d+(\.\d+)? /);
+  });
 });
