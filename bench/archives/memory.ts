@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { boxMemory } from "@berth/sandbox/testing";
 
 const MB = 1024 * 1024;
 
@@ -22,24 +22,7 @@ export async function withRssGrowth<T>(work: () => Promise<T>): Promise<[T, numb
   }
 }
 
-/** Host pids serving a box (boxd, and bubblewrap's processes around it), by their environment. */
-async function boxPids(instanceId: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const environ = await readFile(`/proc/${entry}/environ`, "utf8").catch(() => "");
-    if (environ.split("\0").includes(`BOXD_INSTANCE_ID=${instanceId}`)) pids.push(Number(entry));
-  }
-  return pids;
-}
-
 /** The box's peak resident memory so far (the largest VmHWM of its processes), in MiB. */
 export async function boxdPeakMb(instanceId: string): Promise<number> {
-  let peakKb = 0;
-  for (const pid of await boxPids(instanceId)) {
-    const status = await readFile(`/proc/${String(pid)}/status`, "utf8").catch(() => "");
-    const kb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
-    peakKb = Math.max(peakKb, kb);
-  }
-  return (peakKb * 1024) / MB;
+  return (await boxMemory(instanceId, "VmHWM")) / MB;
 }

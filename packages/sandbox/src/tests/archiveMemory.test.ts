@@ -1,26 +1,14 @@
 import { execFile } from "node:child_process";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalBackend } from "../backends/local/localBackend.ts";
+import { describe, expect, it } from "vitest";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { writeWorkspaceTree } from "../testing/workspaceTree.ts";
 import { seedSession, settledWrite, useLeaseWorld, type LeaseWorld } from "./leaseFixture.ts";
-import { killBox, localBackend, tempDataDir } from "./spawnerFixture.ts";
+import { killBox, TEST_BOX_SECRET, useLocalBackend } from "./spawnerFixture.ts";
 
 const world = useLeaseWorld();
-let dataDir = "";
-let backend: LocalBackend;
-
-beforeAll(async () => {
-  dataDir = await tempDataDir();
-  backend = localBackend(dataDir);
-});
-afterAll(async () => {
-  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
-  await rm(dataDir, { recursive: true, force: true });
-});
+const local = useLocalBackend();
 
 /** A warm box holding a generated tree, with one admitted write so a capture has work. */
 async function warmBox(w: LeaseWorld, shape: { bytes: number; entries: number }) {
@@ -30,9 +18,9 @@ async function warmBox(w: LeaseWorld, shape: { bytes: number; entries: number })
   if (acquired.role !== "spawner") throw new Error(acquired.role);
   const box = await new SpawnerSystem({
     resources: { db: w.db, clock: w.clock, config: w.config },
-    backend,
+    backend: local.backend,
   }).establish(acquired.lease);
-  const workspace = join(dataDir, "boxes", box.instanceId, "workspace");
+  const workspace = join(local.dataDir, "boxes", box.instanceId, "workspace");
   const tree = await writeWorkspaceTree(workspace, { ...shape, seed: 20 });
   await settledWrite(w, { session, lease: box.lease, holder: { kind: "direct", id: holderId } });
   return { session, instanceId: box.instanceId, tree };
@@ -53,10 +41,11 @@ describe("bounded memory", () => {
       const argument = JSON.stringify({
         mode,
         url: w.url,
-        dataDir,
+        dataDir: local.dataDir,
         warmUp: small.session,
         measured: big.session,
         now: (await w.clock.now()).toISOString(),
+        secret: TEST_BOX_SECRET,
       });
       const { stdout } = await promisify(execFile)(
         process.execPath,
@@ -88,7 +77,7 @@ describe("bounded memory", () => {
     expect(((restored.boxdPeak ?? 0) - (captured.boxdIdle ?? 0)) / 1024 / 1024).toBeLessThan(
       BOUND_MIB,
     );
-    const client = await backend.connect(String(restored.instanceId));
+    const client = await local.backend.connect(String(restored.instanceId));
     expect((await client.manifest()).revision).toBe(String(captured.revision));
   });
 });

@@ -1,6 +1,5 @@
 // Run as a child process by archiveMemory.test.ts: captures (or restores) one lease's workspace
 // and prints the peak memory growth of this process and of the box's boxd, as JSON.
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createDbClient } from "@berth/db";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
@@ -10,7 +9,8 @@ import { defaultLeaseConfig } from "../lease/config.ts";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
-import { boxPids, localBackend } from "./spawnerFixture.ts";
+import { LocalBackend } from "../backends/local/localBackend.ts";
+import { boxMemory } from "../testing/boxProcesses.ts";
 
 interface Group {
   readonly workspaceId: string;
@@ -25,29 +25,24 @@ const input = JSON.parse(process.argv[2] ?? "{}") as {
   warmUp: Group;
   measured: Group;
   now: string;
+  /** The test backend's secret, so this process derives the same box tokens. */
+  secret: string;
 };
 const db = createDbClient({ connectionString: input.url, maxConnections: 4 });
 const resources = { db, clock: new ManualClock(new Date(input.now)), config: defaultLeaseConfig };
-const backend = localBackend(input.dataDir);
+const backend = new LocalBackend({
+  dataDir: input.dataDir,
+  secret: input.secret,
+  isolation: "auto",
+});
 const store = new FilesystemArchiveStore({ root: join(input.dataDir, "archives") });
 const leases = new LeaseSystem(resources);
 const MiB = 1024 * 1024;
 
-/** Bytes in /proc/<pid>/status's VmRSS or VmHWM line of the box's largest process (boxd). */
-async function boxdMemory(instanceId: string, field: "VmRSS" | "VmHWM"): Promise<number> {
-  let most = 0;
-  for (const pid of await boxPids(instanceId)) {
-    const status = await readFile(`/proc/${String(pid)}/status`, "utf8").catch(() => "");
-    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
-    most = Math.max(most, Number(match?.[1] ?? 0) * 1024);
-  }
-  return most;
-}
-
 async function capture(group: Group): Promise<Record<string, unknown>> {
   const lease = await leases.readByGroup(group);
   if (lease?.instanceId == null) throw new Error("the probe needs a warm lease");
-  const boxdIdle = await boxdMemory(lease.instanceId, "VmRSS");
+  const boxdIdle = await boxMemory(lease.instanceId, "VmRSS");
   const base = process.memoryUsage().rss;
   const captured = await new WorkspaceArchiver({ resources, backend, store }).capture(lease, {
     actor: "probe",
@@ -56,7 +51,7 @@ async function capture(group: Group): Promise<Record<string, unknown>> {
   return {
     revision: captured.revision,
     growthMiB: (process.resourceUsage().maxRSS * 1024 - base) / MiB,
-    boxdGrowthMiB: ((await boxdMemory(lease.instanceId, "VmHWM")) - boxdIdle) / MiB,
+    boxdGrowthMiB: ((await boxMemory(lease.instanceId, "VmHWM")) - boxdIdle) / MiB,
     boxdIdle,
   };
 }
@@ -73,7 +68,7 @@ async function restore(group: Group): Promise<Record<string, unknown>> {
   return {
     instanceId: restored.instanceId,
     growthMiB: (process.resourceUsage().maxRSS * 1024 - base) / MiB,
-    boxdPeak: await boxdMemory(restored.instanceId, "VmHWM"),
+    boxdPeak: await boxMemory(restored.instanceId, "VmHWM"),
   };
 }
 

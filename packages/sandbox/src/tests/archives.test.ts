@@ -1,7 +1,7 @@
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BoxClient } from "@berth/box-protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RecoveryActions } from "../admin/recoveryActions.ts";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
 import { findArchive, listArchives } from "../archives/archiveRows.ts";
@@ -17,29 +17,18 @@ import type { Backend } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
-import {
-  boxProcessesGone,
-  killBox,
-  localBackend,
-  RacepointBackend,
-  tempDataDir,
-} from "./spawnerFixture.ts";
+import { boxProcessesGone, killBox, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
 
 const world = useLeaseWorld();
-let dataDir = "";
+const local = useLocalBackend();
 let storeRoot = "";
 let backend: LocalBackend;
 let store: FilesystemArchiveStore;
 
-beforeAll(async () => {
-  dataDir = await tempDataDir();
-  storeRoot = join(dataDir, "archives");
-  backend = localBackend(dataDir);
+beforeAll(() => {
+  backend = local.backend;
+  storeRoot = join(local.dataDir, "archives");
   store = new FilesystemArchiveStore({ root: storeRoot });
-});
-afterAll(async () => {
-  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 const resourcesOf = (w: LeaseWorld) => ({ db: w.db, clock: w.clock, config: w.config });

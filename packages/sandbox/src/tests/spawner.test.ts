@@ -1,6 +1,5 @@
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
 import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { LocalBackend } from "../backends/local/localBackend.ts";
@@ -19,25 +18,14 @@ import {
   type LeaseWorld,
   type SeededSession,
 } from "./leaseFixture.ts";
-import {
-  boxProcessesGone,
-  killBox,
-  localBackend,
-  RacepointBackend,
-  tempDataDir,
-} from "./spawnerFixture.ts";
+import { boxProcessesGone, killBox, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
 
 const world = useLeaseWorld();
-let dataDir = "";
+const local = useLocalBackend();
 let backend: LocalBackend;
 
-beforeAll(async () => {
-  dataDir = await tempDataDir();
-  backend = localBackend(dataDir);
-});
-afterAll(async () => {
-  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
-  await rm(dataDir, { recursive: true, force: true });
+beforeAll(() => {
+  backend = local.backend;
 });
 
 function spawnerOver(w: LeaseWorld, over: Backend) {
@@ -51,7 +39,7 @@ function spawnerOver(w: LeaseWorld, over: Backend) {
 /** The real drain port: captures through the archiver into a store under the test's data dir. */
 function drainPortOver(w: LeaseWorld) {
   const resources = { db: w.db, clock: w.clock, config: w.config };
-  const store = new FilesystemArchiveStore({ root: join(dataDir, "archives") });
+  const store = new FilesystemArchiveStore({ root: join(local.dataDir, "archives") });
   return backendDrainPort({
     backend,
     archiver: new WorkspaceArchiver({ resources, backend, store }),

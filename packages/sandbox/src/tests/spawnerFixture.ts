@@ -1,15 +1,21 @@
-import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BoxClient } from "@berth/box-protocol";
+import { afterAll, beforeAll } from "vitest";
 import { LocalBackend } from "../backends/local/localBackend.ts";
 import type { Backend, BoxInfo, BoxMetadata } from "../spawner/backend.ts";
+import { boxPids } from "../testing/boxProcesses.ts";
+
+export { boxPids };
+
+export const TEST_BOX_SECRET = "spawner-test-secret-0123456789abcdef";
 
 /** The real local backend (bubblewrap when the machine has it; required under CI). */
 export function localBackend(dataDir: string): LocalBackend {
   return new LocalBackend({
     dataDir,
-    secret: "spawner-test-secret-0123456789abcdef",
+    secret: TEST_BOX_SECRET,
     isolation: "auto",
   });
 }
@@ -18,15 +24,30 @@ export async function tempDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), "berth-spawner-"));
 }
 
-/** Host pids of processes serving `instanceId` (boxd inside or outside bubblewrap), by environment. */
-export async function boxPids(instanceId: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const environ = await readFile(`/proc/${entry}/environ`, "utf8").catch(() => "");
-    if (environ.split("\0").includes(`BOXD_INSTANCE_ID=${instanceId}`)) pids.push(Number(entry));
-  }
-  return pids;
+/**
+ * A local backend over a data folder of the test file's own: created before its tests, every box
+ * terminated and the folder removed after them.
+ */
+export function useLocalBackend(): { readonly dataDir: string; readonly backend: LocalBackend } {
+  let dataDir = "";
+  let backend: LocalBackend | undefined;
+  beforeAll(async () => {
+    dataDir = await tempDataDir();
+    backend = localBackend(dataDir);
+  });
+  afterAll(async () => {
+    for (const box of (await backend?.inventory()) ?? []) await backend?.terminate(box.instanceId);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get dataDir() {
+      return dataDir;
+    },
+    get backend() {
+      if (backend === undefined) throw new Error("useLocalBackend: read .backend inside a test");
+      return backend;
+    },
+  };
 }
 
 /**
