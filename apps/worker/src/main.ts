@@ -40,17 +40,13 @@ const backend =
         isolation: "auto",
         logger,
       });
+const store = new FilesystemArchiveStore({
+  root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
+});
 const archiver =
   backend === undefined
     ? undefined
-    : new WorkspaceArchiver({
-        resources,
-        backend,
-        store: new FilesystemArchiveStore({
-          root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
-        }),
-        keepRevisions: env.BERTH_ARCHIVE_KEEP,
-      });
+    : new WorkspaceArchiver({ resources, backend, store, keepRevisions: env.BERTH_ARCHIVE_KEEP });
 const reaper = new ReaperSystem({
   resources,
   drainPort:
@@ -64,7 +60,12 @@ const checkpoints =
     ? undefined
     : new CheckpointSystem({ resources, archiver, quietMs: env.BERTH_CHECKPOINT_QUIET_MS });
 
+/** Older than any capture takes: a pending blob this old was left by a killed process. */
+const ABANDONED_AFTER_MS = 6 * 60 * 60_000;
+
 try {
+  const swept = await store.sweepAbandoned(ABANDONED_AFTER_MS);
+  if (swept > 0) logger.info({ swept }, "removed pending archive blobs left by a killed process");
   await runWorker({
     db,
     logger,

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { link, mkdir, open, stat, unlink, type FileHandle } from "node:fs/promises";
+import { link, mkdir, open, readdir, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Writable, type Readable } from "node:stream";
 import {
@@ -139,8 +139,9 @@ export class FilesystemArchiveStore implements ArchiveStore {
   }
 
   async #openFile(key: string): Promise<FileHandle> {
+    const path = this.#path(key);
     try {
-      return await open(this.#path(key), "r");
+      return await open(path, "r");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") {
         throw new ArchiveStoreError("not_found", `no archive blob under ${key}`);
@@ -157,6 +158,23 @@ export class FilesystemArchiveStore implements ArchiveStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
+  }
+
+  /**
+   * Deletes pending blobs older than `maxAgeMs` — what a process killed mid-capture left behind
+   * (a live capture's pending blob is younger than any capture takes). Answers how many went.
+   */
+  async sweepAbandoned(maxAgeMs: number, now = Date.now()): Promise<number> {
+    const folder = join(this.#root, TEMP_FOLDER);
+    let removed = 0;
+    for (const name of await readdir(folder).catch(() => [])) {
+      const path = join(folder, name);
+      const stats = await stat(path).catch(() => undefined);
+      if (stats === undefined || now - stats.mtimeMs < maxAgeMs) continue;
+      await unlink(path).catch(() => undefined);
+      removed += 1;
+    }
+    return removed;
   }
 
   /** Whether a blob exists (tests and diagnostics). */
