@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client.ts";
+import { preparedStatements } from "./preparedStatements.ts";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client.ts";
 
@@ -17,9 +18,20 @@ export interface CreateDbClientOptions {
 
 /** A Prisma client over `pg` (Prisma 7's Rust-free client: no engine binary at runtime). */
 export function createDbClient(options: CreateDbClientOptions): DbClient {
-  const adapter = new PrismaPg({
+  const prepared = preparedStatements();
+  // @types/pg types `onConnect` as returning void, but pg-pool awaits the promise it returns
+  // before the connection serves its first query, which is what the namer relies on.
+  const poolConfig = {
     connectionString: options.connectionString,
     ...(options.maxConnections === undefined ? {} : { max: options.maxConnections }),
+    onConnect: prepared.onConnect,
+  };
+  const adapter = new PrismaPg(poolConfig, {
+    statementNameGenerator: prepared.statementNameGenerator,
   });
-  return new PrismaClient({ adapter });
+  // "minimal", as Prisma itself picks under NODE_ENV=production: any other format captures a
+  // stack trace (`new Error()`) on every query, only to point a rare error message at the
+  // calling line, and that was the largest single cost of a lease call inside Prisma. Errors
+  // keep their class, code and message.
+  return new PrismaClient({ adapter, errorFormat: "minimal" });
 }

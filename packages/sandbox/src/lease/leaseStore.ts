@@ -1,4 +1,4 @@
-import { Prisma, type DbClientOrTx } from "@berth/db";
+import { preparedOnce, Prisma, type DbClientOrTx } from "@berth/db";
 import { parseLeaseRow, type LeaseSnapshot } from "./snapshot.ts";
 
 /** One row of any lease function: what happened, why, and the lease after it. */
@@ -14,6 +14,39 @@ interface RawTransitionRow {
   lease: unknown;
 }
 
+/** A value bound to a lease function argument. */
+export type LeaseArg = string | number | Date | null;
+
+const SELECT = "SELECT outcome, reason, lease FROM ";
+
+/** Statement text per call site: a tag's strings array is one object for the life of the process. */
+const statements = new WeakMap<TemplateStringsArray, string>();
+
+function statementFor(strings: TemplateStringsArray): string {
+  let text = statements.get(strings);
+  if (text === undefined) {
+    text = preparedOnce(SELECT + strings.reduce((sql, part, i) => `${sql}$${String(i)}${part}`));
+    statements.set(strings, text);
+  }
+  return text;
+}
+
+/**
+ * A tag for the hot lease calls (acquire, heartbeat, release):
+ * `leaseCall(db)\`berth_lease_x(${id}::uuid, …)\`` answers the function's single row. Like
+ * Prisma.sql, every value is a bound parameter; unlike it, the statement text is built once per
+ * call site instead of composing a Prisma.Sql on every call, and so it can be prepared once per
+ * connection. Dates travel as ISO strings, which Prisma's raw path would otherwise check,
+ * format, re-parse and re-format one by one.
+ */
+export function leaseCall(db: DbClientOrTx) {
+  return async (strings: TemplateStringsArray, ...values: LeaseArg[]): Promise<TransitionRow> => {
+    const args = values.map((value) => (value instanceof Date ? value.toISOString() : value));
+    const rows = await db.$queryRawUnsafe<RawTransitionRow[]>(statementFor(strings), ...args);
+    return singleRow(rows.map(transitionRow));
+  };
+}
+
 /**
  * Calls one lease function: one statement, one round trip. The function's name and arguments are
  * a Prisma.Sql fragment, so every value is a bound parameter.
@@ -25,11 +58,7 @@ export async function callLeaseFunction(
   const rows = await db.$queryRaw<RawTransitionRow[]>(
     Prisma.sql`SELECT outcome, reason, lease FROM ${call}`,
   );
-  return rows.map((row) => ({
-    outcome: row.outcome,
-    reason: row.reason,
-    lease: row.lease === null ? null : parseLeaseRow(row.lease),
-  }));
+  return rows.map(transitionRow);
 }
 
 /** The single row of a function that answers once. */
@@ -37,7 +66,19 @@ export async function callLeaseFunctionOnce(
   db: DbClientOrTx,
   call: Prisma.Sql,
 ): Promise<TransitionRow> {
-  const [row] = await callLeaseFunction(db, call);
+  return singleRow(await callLeaseFunction(db, call));
+}
+
+function transitionRow(row: RawTransitionRow): TransitionRow {
+  return {
+    outcome: row.outcome,
+    reason: row.reason,
+    lease: row.lease === null ? null : parseLeaseRow(row.lease),
+  };
+}
+
+function singleRow(rows: readonly TransitionRow[]): TransitionRow {
+  const [row] = rows;
   if (row === undefined) throw new Error("lease function returned no row");
   return row;
 }

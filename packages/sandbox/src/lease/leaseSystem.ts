@@ -16,7 +16,7 @@ import {
   parseInput,
   profileSchema,
 } from "./inputs.ts";
-import { callLeaseFunctionOnce, Prisma, type TransitionRow } from "./leaseStore.ts";
+import { leaseCall, type TransitionRow } from "./leaseStore.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
 import { parseLeaseRow, type LeaseSnapshot } from "./snapshot.ts";
 import type { AcquirableHolderKind, HolderKind } from "./states.ts";
@@ -63,34 +63,32 @@ export interface ReleaseOutcome {
  */
 export class LeaseSystem {
   readonly #resources: LeaseResources;
+  readonly #call: ReturnType<typeof leaseCall>;
 
   constructor(resources: LeaseResources) {
     this.#resources = checkedResources(resources);
+    this.#call = leaseCall(this.#resources.db);
   }
 
   async acquire(input: AcquireInput): Promise<AcquireOutcome> {
     const args = parseInput(acquireSchema, input);
-    const { config, clock, db } = this.#resources;
+    const { config, clock } = this.#resources;
     const now = await clock.now();
-    const row = await callLeaseFunctionOnce(
-      db,
-      Prisma.sql`berth_lease_acquire(${args.workspaceId}::uuid, ${args.sessionId}::uuid, ${args.kind},
+    const row = await this.#call`
+      berth_lease_acquire(${args.workspaceId}::uuid, ${args.sessionId}::uuid, ${args.kind},
         ${args.holderId}, ${args.profile}::text, ${config.leaseTtlMs}::int, ${config.warmingTimeoutMs}::int,
-        ${args.expectedEpoch}::int, ${now}::timestamptz)`,
-    );
+        ${args.expectedEpoch}::int, ${now}::timestamptz)`;
     return acquireOutcome(row, args);
   }
 
   /** Epoch-fenced: a stale epoch changes nothing and answers `alive: false`. */
   async heartbeat(input: HeartbeatInput): Promise<HeartbeatOutcome> {
     const args = parseInput(heartbeatSchema, input);
-    const { config, clock, db } = this.#resources;
+    const { config, clock } = this.#resources;
     const now = await clock.now();
-    const row = await callLeaseFunctionOnce(
-      db,
-      Prisma.sql`berth_lease_heartbeat(${args.workspaceId}::uuid, ${args.leaseId}::uuid, ${args.kind},
-        ${args.holderId}, ${args.expectedEpoch}::int, ${config.leaseTtlMs}::int, ${now}::timestamptz)`,
-    );
+    const row = await this.#call`
+      berth_lease_heartbeat(${args.workspaceId}::uuid, ${args.leaseId}::uuid, ${args.kind},
+        ${args.holderId}, ${args.expectedEpoch}::int, ${config.leaseTtlMs}::int, ${now}::timestamptz)`;
     if (row.outcome === "alive" && row.lease !== null) return { alive: true, lease: row.lease };
     return { alive: false, reason: row.reason as DeadHolderReason, lease: row.lease };
   }
@@ -108,13 +106,11 @@ export class LeaseSystem {
   /** Deletes the caller's holder; the last holder of a warm lease starts the idle grace. */
   async release(input: ReleaseInput): Promise<ReleaseOutcome> {
     const args = parseInput(releaseSchema, input);
-    const { config, clock, db } = this.#resources;
+    const { config, clock } = this.#resources;
     const now = await clock.now();
-    const row = await callLeaseFunctionOnce(
-      db,
-      Prisma.sql`berth_lease_release(${args.workspaceId}::uuid, ${args.leaseId}::uuid, ${args.kind},
-        ${args.holderId}, ${config.idleGraceMs}::int, ${now}::timestamptz)`,
-    );
+    const row = await this.#call`
+      berth_lease_release(${args.workspaceId}::uuid, ${args.leaseId}::uuid, ${args.kind},
+        ${args.holderId}, ${config.idleGraceMs}::int, ${now}::timestamptz)`;
     return { released: row.reason === null, lease: row.lease };
   }
 
