@@ -36,12 +36,11 @@ function statementFor(strings: TemplateStringsArray): string {
  * `leaseCall(db)\`berth_lease_x(${id}::uuid, …)\`` answers the function's single row. Like
  * Prisma.sql, every value is a bound parameter; unlike it, the statement text is built once per
  * call site instead of composing a Prisma.Sql on every call, and so it can be prepared once per
- * connection. Dates travel as ISO strings, which Prisma's raw path would otherwise check,
- * format, re-parse and re-format one by one.
+ * connection.
  */
 export function leaseCall(db: DbClientOrTx) {
   return async (strings: TemplateStringsArray, ...values: LeaseArg[]): Promise<TransitionRow> => {
-    const args = values.map((value) => (value instanceof Date ? value.toISOString() : value));
+    const args = values.map((value) => (value instanceof Date ? wallTime(value) : value));
     const rows = await db.$queryRawUnsafe<RawTransitionRow[]>(statementFor(strings), ...args);
     return singleRow(rows.map(transitionRow));
   };
@@ -67,6 +66,16 @@ export async function callLeaseFunctionOnce(
   call: Prisma.Sql,
 ): Promise<TransitionRow> {
   return singleRow(await callLeaseFunction(db, call));
+}
+
+/**
+ * A Date as Prisma's raw path sends one (which costs it a check, a format, a re-parse and a
+ * re-format per value): its UTC wall time without a zone, read in the session's TimeZone. Keep
+ * it so: Prisma reads timestamptz results back as UTC wall time too, so DatabaseClock's `now`
+ * (read through Prisma) and this argument agree even on a server whose TimeZone is not UTC.
+ */
+function wallTime(date: Date): string {
+  return date.toISOString().slice(0, -1);
 }
 
 function transitionRow(row: RawTransitionRow): TransitionRow {
