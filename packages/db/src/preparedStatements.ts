@@ -24,20 +24,26 @@ export interface PreparedStatements {
 /**
  * Names marked statements once the pool's server is known to give each connection its own
  * session. PGlite serves every socket connection from one shared session, where a second
- * connection preparing the same name fails ("prepared statement … already exists"); so a new
- * connection asks `version()` until one answers, and until then, or on PGlite, nothing is named.
+ * connection preparing the same name fails ("prepared statement … already exists"); so one new
+ * connection at a time asks `version()` until one answers, and until then, or on PGlite, nothing
+ * is named. Only the asking connection waits for the answer: a burst of new connections (a cold
+ * pool under load) costs one extra round trip, not one each.
  */
 export function preparedStatements(): PreparedStatements {
   let sessions: "own" | "shared" | undefined;
+  let asking = false;
   const names = new Map<string, string>();
   return {
     async onConnect(client) {
-      if (sessions !== undefined) return;
+      if (sessions !== undefined || asking) return;
+      asking = true;
       try {
         const { rows } = await client.query<{ version: string }>("SELECT version() AS version");
-        sessions ??= /pglite/i.test(rows[0]?.version ?? "") ? "shared" : "own";
+        sessions = /pglite/i.test(rows[0]?.version ?? "") ? "shared" : "own";
       } catch {
         // Unknown: stay unnamed; the connection's first real query reports any real problem.
+      } finally {
+        asking = false;
       }
     },
     statementNameGenerator({ sql }) {
