@@ -291,38 +291,41 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
   });
 
   it.each([
-    ["archive_missing", "the blob is deleted from the store"],
-    ["archive_metadata_invalid", "the archive row is gone"],
-  ] as const)("%s (%s): refused before any box exists, not retried: blocked", async (code) => {
-    const w = world.current;
-    const s = await seedSession(w.db);
-    const box = await establish(w, s);
-    await writeInBox(w, { session: s, box }, "printf data > file.txt");
-    const captured = await archiverOf(w).capture(await current(w, s), { actor: "test" });
-    if (captured.kind !== "published") throw new Error(captured.kind);
-    const row = await findArchive(w.db, { leaseId: box.lease.id, revision: captured.revision });
-    if (row === null) throw new Error("no row");
-    if (code === "archive_missing") await store.remove(row.storageKey);
-    else await w.db.workspaceArchive.delete({ where: { id: row.id } });
-    await loseBox(w, s, box);
+    { code: "archive_missing", how: "the blob is deleted from the store" },
+    { code: "archive_metadata_invalid", how: "the archive row is gone" },
+  ] as const)(
+    "$code ($how): refused before any box exists, not retried: blocked",
+    async ({ code }) => {
+      const w = world.current;
+      const s = await seedSession(w.db);
+      const box = await establish(w, s);
+      await writeInBox(w, { session: s, box }, "printf data > file.txt");
+      const captured = await archiverOf(w).capture(await current(w, s), { actor: "test" });
+      if (captured.kind !== "published") throw new Error(captured.kind);
+      const row = await findArchive(w.db, { leaseId: box.lease.id, revision: captured.revision });
+      if (row === null) throw new Error("no row");
+      if (code === "archive_missing") await store.remove(row.storageKey);
+      else await w.db.workspaceArchive.delete({ where: { id: row.id } });
+      await loseBox(w, s, box);
 
-    const { lease } = await acquireSpawner(w, s);
-    const boxesBefore = (await backend.inventory()).length;
-    const failure = await spawnerOf(w)
-      .establish(lease)
-      .catch((error: unknown) => error);
+      const { lease } = await acquireSpawner(w, s);
+      const boxesBefore = (await backend.inventory()).length;
+      const failure = await spawnerOf(w)
+        .establish(lease)
+        .catch((error: unknown) => error);
 
-    expect(failure).toMatchObject({ code: "restore_failed", failureCode: code });
-    expect((await backend.inventory()).length).toBe(boxesBefore);
-    expect(await current(w, s)).toMatchObject({
-      liveness: "cold",
-      restoreStatus: "unrecoverable",
-      failureCode: code,
-    });
-    expect(await w.leases.acquire({ ...s, kind: "viewer", holderId: "late" })).toMatchObject({
-      role: "blocked",
-    });
-  });
+      expect(failure).toMatchObject({ code: "restore_failed", failureCode: code });
+      expect((await backend.inventory()).length).toBe(boxesBefore);
+      expect(await current(w, s)).toMatchObject({
+        liveness: "cold",
+        restoreStatus: "unrecoverable",
+        failureCode: code,
+      });
+      expect(await w.leases.acquire({ ...s, kind: "viewer", holderId: "late" })).toMatchObject({
+        role: "blocked",
+      });
+    },
+  );
 
   it("a workspace tampered with during hydrate fails verification: box terminated, nothing warm, unrecoverable", async () => {
     const w = world.current;
