@@ -16,6 +16,9 @@ import { atFd } from "./folderChain.ts";
 const CREATE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
+/** Read once: files are created with their mode, and chmod'ed only where the umask cut it. */
+const UMASK = process.umask();
+
 export interface EntryToExtract {
   /** The held, already checked parent folder. */
   readonly parentFd: number;
@@ -75,7 +78,8 @@ async function writeFile(options: {
 }): Promise<ManifestEntry> {
   let fd: number;
   try {
-    fd = openSync(options.target, CREATE_FLAGS, 0o600);
+    // The fd that creates a file may write it whatever its mode (even 0o000).
+    fd = openSync(options.target, CREATE_FLAGS, options.mode);
   } catch (error) {
     if (errnoOf(error) === "EEXIST") throw invalid(`${options.path}: appears twice in the archive`);
     throw error;
@@ -88,7 +92,7 @@ async function writeFile(options: {
       size += chunk.byteLength;
       writeAllSync(fd, chunk);
     }
-    fchmodSync(fd, options.mode);
+    if ((options.mode & ~UMASK) !== options.mode) fchmodSync(fd, options.mode);
     if (options.header.mtime !== undefined) {
       futimesSync(fd, options.header.mtime, options.header.mtime);
     }
