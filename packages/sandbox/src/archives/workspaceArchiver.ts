@@ -162,7 +162,13 @@ export class WorkspaceArchiver {
       revision: captured.revision,
       actor: input.actor,
     };
-    const existing = await this.#recovery.publishArchive({ ...base, archive: null });
+    let existing: PublishOutcome;
+    try {
+      existing = await this.#recovery.publishArchive({ ...base, archive: null });
+    } catch (error) {
+      await captured.pending.discard();
+      throw error;
+    }
     if (existing.outcome === "published" || existing.reason !== "blob_required") {
       await captured.pending.discard();
       return existing;
@@ -173,6 +179,8 @@ export class WorkspaceArchiver {
       ...base,
       archive: { ...captured.digest, fileCount: captured.fileCount, storageKey },
     });
+    // Deleted only on a definite answer: if the call failed, the row may exist, and a blob
+    // left unreferenced is harmless where a row without its blob would block a restore.
     if (published.outcome === "lost" || published.stored === "existing") {
       await this.#store.remove(storageKey);
     }
