@@ -6,6 +6,7 @@ import {
   futimesSync,
   mkdirSync,
   openSync,
+  readFileSync,
   symlinkSync,
   writeSync,
 } from "node:fs";
@@ -16,8 +17,21 @@ import { atFd } from "./folderChain.ts";
 const CREATE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
-/** Read once: files are created with their mode, and chmod'ed only where the umask cut it. */
-const UMASK = process.umask();
+/**
+ * The process umask, read once from /proc (process.umask() can only read it by writing it):
+ * files are created with their mode and chmod'ed only where the umask cut it. Unreadable, every
+ * file is chmod'ed.
+ */
+const UMASK = readUmask();
+
+function readUmask(): number {
+  try {
+    const match = /^Umask:\s+([0-7]+)$/m.exec(readFileSync("/proc/self/status", "utf8"));
+    return match?.[1] === undefined ? 0o7777 : Number.parseInt(match[1], 8);
+  } catch {
+    return 0o7777;
+  }
+}
 
 export interface EntryToExtract {
   /** The held, already checked parent folder. */
