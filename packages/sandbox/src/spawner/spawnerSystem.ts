@@ -32,10 +32,11 @@ interface Fence {
   readonly expectedEpoch: number;
 }
 
-/** The restore this spawn performs: its attempt id and the checked archive. */
+/** The restore this spawn performs: its attempt id, the checked archive, and who restores it. */
 interface Restore {
   readonly rematerializationId: string;
   readonly row: ArchiveRow;
+  readonly restorer: ArchiveRestorer;
 }
 
 /**
@@ -147,7 +148,8 @@ export class SpawnerSystem {
       leaseId: spawned.id,
       expectedEpoch: spawned.epoch,
     };
-    if (this.#restorer === undefined) {
+    const restorer = this.#restorer;
+    if (restorer === undefined) {
       await this.#warming.failWarming({
         ...fence,
         terminated: true,
@@ -170,9 +172,9 @@ export class SpawnerSystem {
     }
     if (begun.outcome === "lost") throw superseded(begun.lease, begun.reason);
     try {
-      return { rematerializationId, row: await this.#restorer.check(begun.lease) };
+      return { rematerializationId, row: await restorer.check(begun.lease), restorer };
     } catch (error) {
-      const restore = { rematerializationId, row: undefined };
+      const restore = { rematerializationId };
       const failed = await this.#fail({ fence, restore, error, reason: "restore_failed" });
       throw restoreFailed(error, failed);
     }
@@ -189,7 +191,7 @@ export class SpawnerSystem {
     const { fence, restore, client, instanceId } = input;
     const selected = restore.row.revision;
     try {
-      const hydrated = await (this.#restorer as ArchiveRestorer).hydrate({
+      const hydrated = await restore.restorer.hydrate({
         client,
         row: restore.row,
         leaseId: fence.leaseId,
