@@ -27,7 +27,7 @@ export {
   drainEntry,
   isManifestEntry,
   normalizeTarPath,
-  readEmbeddedManifest,
+  hashEmbeddedManifest,
   tarManifestReader,
 } from "./tarManifest.ts";
 export type { PaxHeaders, TarManifest } from "./tarManifest.ts";

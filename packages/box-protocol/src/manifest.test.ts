@@ -18,6 +18,18 @@ describe("manifests", () => {
     expect(manifestRevision(manifest)).toBe(expected);
   });
 
+  it("hashes entry by entry exactly the bytes of the whole canonical JSON (empty, unicode, quotes)", () => {
+    const odd = createManifest([
+      ...entries,
+      { path: 'new\nline "ü" 文.txt', type: "file", mode: 0, size: 0, sha256: "f".repeat(64) },
+      { path: "z", type: "symlink", mode: 0o777, target: "\u0001\\" },
+    ]);
+    for (const manifest of [createManifest([]), odd]) {
+      const whole = createHash("sha256").update(canonicalJson(manifest), "utf8").digest("hex");
+      expect(manifestRevision(manifest)).toBe(whole);
+    }
+  });
+
   it("gives the same revision whatever order entries were found in, and another for any change", () => {
     const revision = manifestRevision(createManifest(entries));
     expect(manifestRevision(createManifest([...entries].reverse()))).toBe(revision);

@@ -39,9 +39,19 @@ export function createManifest(entries: readonly ManifestEntry[]): Manifest {
   return { format: MANIFEST_FORMAT, entries: sorted };
 }
 
-/** The revision: lowercase hex sha256 of the manifest's canonical JSON. */
+/**
+ * The revision: lowercase hex sha256 of the manifest's canonical JSON. Hashed entry by entry —
+ * the very bytes canonicalJson(manifest) would give (its keys, `entries` then `format`, sorted),
+ * without building that string: a 20,000-entry tree's manifest is never held twice.
+ */
 export function manifestRevision(manifest: Manifest): string {
-  return createHash("sha256").update(canonicalJson(manifest), "utf8").digest("hex");
+  const hash = createHash("sha256");
+  hash.update('{"entries":[', "utf8");
+  manifest.entries.forEach((entry, index) => {
+    hash.update(index === 0 ? canonicalJson(entry) : `,${canonicalJson(entry)}`, "utf8");
+  });
+  hash.update(`],"format":${JSON.stringify(manifest.format)}}`, "utf8");
+  return hash.digest("hex");
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   MANIFEST_PAX_KEY,
   MANIFEST_TAR_ENTRY,
   manifestRevision,
+  type Manifest,
   type ManifestEntry,
   type PaxHeaders,
 } from "@berth/box-protocol";
@@ -76,17 +77,44 @@ export async function captureWorkspace(
     await top.close();
   }
   const manifest = createManifest(entries);
+  await addManifestEntry(archive, manifest);
+  archive.finalize();
+  await sending;
+  return { revision: manifestRevision(manifest), entries: entries.length };
+}
+
+/**
+ * The manifest as the archive's last entry, in canonical JSON (so its hash is the revision),
+ * written entry by entry: a large tree's manifest is never held as one string.
+ */
+async function addManifestEntry(archive: Pack, manifest: Manifest): Promise<void> {
+  const head = Buffer.from('{"entries":[', "utf8");
+  const tail = Buffer.from(`],"format":${JSON.stringify(manifest.format)}}`, "utf8");
+  const line = (index: number) => {
+    const json = canonicalJson(manifest.entries[index] ?? null);
+    return Buffer.from(index === 0 ? json : `,${json}`, "utf8");
+  };
+  let size = head.byteLength + tail.byteLength;
+  for (let index = 0; index < manifest.entries.length; index += 1) size += line(index).byteLength;
   const marker: PaxHeaders = {
     name: MANIFEST_TAR_ENTRY,
     type: "file",
+    size,
     mode: 0o100644,
     mtime: new Date(0),
     pax: { [MANIFEST_PAX_KEY]: "1" },
   };
-  archive.entry(normalized(marker), Buffer.from(canonicalJson(manifest), "utf8"));
-  archive.finalize();
-  await sending;
-  return { revision: manifestRevision(manifest), entries: entries.length };
+  const body = archive.entry(normalized(marker));
+  const done = once(body, "finish");
+  done.catch(() => undefined);
+  const write = async (chunk: Buffer) => {
+    if (!body.write(chunk)) await once(body, "drain");
+  };
+  await write(head);
+  for (let index = 0; index < manifest.entries.length; index += 1) await write(line(index));
+  await write(tail);
+  body.end();
+  await done;
 }
 
 /** Deterministic owner fields: archives carry content and modes, not this machine's users. */

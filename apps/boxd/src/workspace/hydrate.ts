@@ -8,9 +8,8 @@ import {
   isManifestEntry,
   manifestRevision,
   normalizeTarPath,
-  readEmbeddedManifest,
+  hashEmbeddedManifest,
   type HydrateResult,
-  type Manifest,
   type ManifestEntry,
   type PaxHeaders,
 } from "@berth/box-protocol";
@@ -85,13 +84,13 @@ async function extractInto(staging: FileHandle, source: Readable): Promise<Hydra
   source.pipe(parser);
   const entries = new Map<string, ManifestEntry>();
   const chain = new FolderChain(staging.fd);
-  let embedded: Manifest | undefined;
+  let embeddedRevision: string | undefined;
   try {
     for await (const entry of parser) {
       const header = entry.header as PaxHeaders;
-      if (embedded !== undefined) throw invalid("an entry follows the manifest entry");
+      if (embeddedRevision !== undefined) throw invalid("an entry follows the manifest entry");
       if (isManifestEntry(header)) {
-        embedded = await readEmbeddedManifest(entry);
+        embeddedRevision = await hashEmbeddedManifest(entry);
         continue;
       }
       const path = normalizeTarPath(header.name);
@@ -110,10 +109,11 @@ async function extractInto(staging: FileHandle, source: Readable): Promise<Hydra
   applyFolderModes(staging.fd, entries);
   const manifest = createManifest([...entries.values()]);
   const revision = manifestRevision(manifest);
-  if (embedded !== undefined && manifestRevision(embedded) !== revision) {
+  // Captures embed their manifest as canonical JSON: its hash is the revision it describes.
+  if (embeddedRevision !== undefined && embeddedRevision !== revision) {
     throw invalid("the extracted tree does not match the archive's own manifest");
   }
-  return { revision, entries: entries.size, verified: embedded !== undefined };
+  return { revision, entries: entries.size, verified: embeddedRevision !== undefined };
 }
 
 /** Checks an entry name: relative, no `..`, no NUL, not one of boxd's reserved names. */

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { IncomingMessage } from "node:http";
 import type { Writable } from "node:stream";
 import { BoxError } from "../errors.ts";
-import { manifestRevision, type Manifest } from "../manifest.ts";
+import type { Manifest } from "../manifest.ts";
 import { CAPTURE_ESTIMATE_HEADER, streamRoutes } from "../operations.ts";
 import { writeResponseSchema, type UploadOptions, type WriteResponse } from "../schemas/files.ts";
 import { hydrateResponseSchema, type HydrateResult } from "../schemas/workspace.ts";
@@ -108,10 +108,10 @@ export async function capture(context: ClientContext, input: CaptureInput): Prom
     throw error instanceof BoxError ? error : transportError(error);
   }
   const described = await reader.result;
-  if (described.embedded === undefined) {
+  if (described.embeddedRevision === undefined) {
     throw new BoxError("invalid_archive", "the capture carries no manifest entry");
   }
-  if (manifestRevision(described.embedded) !== described.revision) {
+  if (described.embeddedRevision !== described.revision) {
     throw new BoxError("invalid_archive", "the capture's manifest does not match its bytes");
   }
   return { manifest: described.computed, revision: described.revision, bytes };

@@ -33,11 +33,19 @@ function tsxLoader(entry: string): string | undefined {
   return entry.endsWith(".ts") ? createRequire(entry).resolve("tsx") : undefined;
 }
 
-/** node, tsx's loader if needed, then boxd's entry. */
+/**
+ * boxd streams hundreds of MB through small buffers; with a 2 MB young generation V8 reclaims
+ * their garbage as it goes instead of letting ~64 MB pile up (measured: a 200 MB capture's peak
+ * growth fell from ~87 to ~60 MiB, a hydrate's from ~37 to ~21 MiB).
+ */
+const BOXD_NODE_FLAGS = ["--max-semi-space-size=2"];
+
+/** node with boxd's flags, tsx's loader if needed, then boxd's entry. */
 export function boxdArgv(command: BoxdCommand): string[] {
   const loader = tsxLoader(command.entry);
-  if (loader === undefined) return [process.execPath, command.entry];
-  return [process.execPath, "--import", pathToFileURL(loader).href, command.entry];
+  const node = [process.execPath, ...BOXD_NODE_FLAGS];
+  if (loader === undefined) return [...node, command.entry];
+  return [...node, "--import", pathToFileURL(loader).href, command.entry];
 }
 
 /** The files boxd needs to start: a sandbox must leave them visible. */
