@@ -7,7 +7,7 @@ import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import type { CaptureResult } from "../reaper/drainPort.ts";
 import type { Backend } from "../spawner/backend.ts";
 import { archiveKey, compressor } from "./archiveFormat.ts";
-import { pruneArchives } from "./archiveRows.ts";
+import { findArchive, pruneArchives } from "./archiveRows.ts";
 import type { ArchiveStore, BlobDigest, PendingBlob } from "./archiveStore.ts";
 import { throttled, type ProgressListener } from "./progress.ts";
 
@@ -173,6 +173,11 @@ export class WorkspaceArchiver {
       await captured.pending.discard();
       return existing;
     }
+    // An unverified or invalid row of this revision is replaced by the new blob: its old blob goes.
+    const previous = await findArchive(this.#resources.db, {
+      leaseId: lease.id,
+      revision: captured.revision,
+    });
     const storageKey = archiveKey({ ...base, revision: captured.revision });
     await captured.pending.commit(storageKey);
     const published = await this.#recovery.publishArchive({
@@ -183,6 +188,8 @@ export class WorkspaceArchiver {
     // left unreferenced is harmless where a row without its blob would block a restore.
     if (published.outcome === "lost" || published.stored === "existing") {
       await this.#store.remove(storageKey);
+    } else if (previous !== null && previous.status !== "available") {
+      await this.#store.remove(previous.storageKey);
     }
     return published;
   }

@@ -282,6 +282,17 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     expect(recovered.lease).toMatchObject({ liveness: "warm", selectedRevision: first.revision });
     expect((await download(recovered.client, "version.txt")).toString()).toBe("one");
 
+    // Capturing the corrupt revision again replaces its invalid row and deletes the bad blob.
+    await writeInBox(w, { session: s, box: recovered }, "printf two > version.txt");
+    expect(await archiverOf(w).capture(await current(w, s), { actor: "test" })).toMatchObject({
+      kind: "published",
+      revision: second.revision,
+    });
+    const replaced = await findArchive(w.db, { leaseId: box.lease.id, revision: second.revision });
+    expect(replaced).toMatchObject({ status: "available" });
+    expect(replaced?.storageKey).not.toBe(row.storageKey);
+    expect(await store.has(row.storageKey)).toBe(false);
+
     // Retention of one still keeps the selected revision beside the current one.
     await writeInBox(w, { session: s, box: recovered }, "printf three > version.txt");
     const third = await archiver.capture(await current(w, s), { actor: "test" });
