@@ -10,7 +10,10 @@ import { DIRECTORY_FLAGS } from "./workspaceRoot.ts";
  * (a path-based recursive rm re-resolves paths and can be steered outside). Names are handled
  * as bytes, so names that are not UTF-8 go too.
  */
-export async function removeTree(parent: FileHandle, name: string | Buffer): Promise<void> {
+export async function removeTree(
+  parent: { readonly fd: number },
+  name: string | Buffer,
+): Promise<void> {
   const path = atBytes(parent, name);
   const stats = await lstat(path);
   if (!stats.isDirectory()) {
@@ -37,6 +40,6 @@ export async function removeTree(parent: FileHandle, name: string | Buffer): Pro
   await rmdir(path);
 }
 
-function atBytes(directory: FileHandle, name: string | Buffer): Buffer {
+function atBytes(directory: { readonly fd: number }, name: string | Buffer): Buffer {
   return Buffer.concat([Buffer.from(`/proc/self/fd/${directory.fd}/`), Buffer.from(name)]);
 }

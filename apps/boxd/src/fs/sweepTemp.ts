@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { removeTree } from "./removeTree.ts";
 import { isStaleTempName } from "./tempNames.ts";
-import { walkTree } from "./walk.ts";
+import { walkTreeSync } from "./treeWalk.ts";
 import type { WorkspaceRoot } from "./workspaceRoot.ts";
 
 /**
@@ -14,13 +14,13 @@ export async function sweepStaleTemp(root: WorkspaceRoot, logger: Logger): Promi
   try {
     const top = await root.openRoot();
     try {
-      const walk = walkTree(top, {
+      const walk = walkTreeSync(top.fd, {
         includeTemp: true,
         descend: (entry) => !isStaleTempName(entry.name),
       });
-      for await (const entry of walk) {
+      for (const entry of walk) {
         if (!isStaleTempName(entry.name)) continue;
-        await removeTree(entry.parent, entry.name);
+        await removeTree({ fd: entry.parentFd }, entry.name);
         removed += 1;
       }
     } finally {

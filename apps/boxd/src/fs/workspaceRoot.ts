@@ -42,6 +42,11 @@ export const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.
 const MAX_SYMLINK_HOPS = 40;
 
 /** The name `name` inside the directory `directory` holds, as a path the kernel resolves via the fd. */
+/** `/proc/self/fd/<fd>/<name>`: a name inside a folder held by raw fd (the synchronous paths). */
+export function atFd(fd: number, name: string): string {
+  return `/proc/self/fd/${String(fd)}/${name}`;
+}
+
 export function at(directory: FileHandle, name?: string): string {
   return name === undefined
     ? `/proc/self/fd/${directory.fd}`

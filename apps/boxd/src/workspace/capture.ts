@@ -14,7 +14,12 @@ import {
 } from "@berth/box-protocol";
 import { pack, type Pack } from "tar-stream";
 import type { WorkspaceRoot } from "../fs/workspaceRoot.ts";
-import { lineWithoutContent, openWalkedFile, readFileExactly, walkTreeSync } from "./treeWalk.ts";
+import {
+  lineWithoutContent,
+  openWalkedFile,
+  readFileExactly,
+  walkTreeSync,
+} from "../fs/treeWalk.ts";
 
 /**
  * Streams a tar of the workspace into `destination`, and builds the manifest from the very

@@ -1,5 +1,5 @@
 import type { WorkspaceRoot } from "../fs/workspaceRoot.ts";
-import { walkTreeSync } from "./treeWalk.ts";
+import { walkTreeSync } from "../fs/treeWalk.ts";
 
 const BLOCK = 512;
 

@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { BoxError, drainEntry, type ManifestEntry, type PaxHeaders } from "@berth/box-protocol";
 import { errnoOf } from "../fs/fsErrors.ts";
-import { atFd } from "./folderChain.ts";
+import { atFd } from "../fs/workspaceRoot.ts";
 
 const CREATE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;

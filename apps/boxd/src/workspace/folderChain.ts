@@ -1,12 +1,7 @@
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { BoxError, type ManifestEntry } from "@berth/box-protocol";
 import { errnoOf } from "../fs/fsErrors.ts";
-import { DIRECTORY_FLAGS } from "../fs/workspaceRoot.ts";
-
-/** `/proc/self/fd/<fd>/<name>`: a name inside a folder we hold open, never resolved from `/`. */
-export function atFd(fd: number, name: string): string {
-  return `/proc/self/fd/${String(fd)}/${name}`;
-}
+import { atFd, DIRECTORY_FLAGS } from "../fs/workspaceRoot.ts";
 
 /**
  * The open folders from an extraction's staging root down to the current entry's parent. Tar

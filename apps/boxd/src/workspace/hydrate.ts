@@ -19,9 +19,9 @@ import { errnoOf, fsError } from "../fs/fsErrors.ts";
 import { KeyedLock } from "../fs/keyedLock.ts";
 import { removeTree } from "../fs/removeTree.ts";
 import { isTempName, newTempName } from "../fs/tempNames.ts";
-import { at, DIRECTORY_FLAGS, type WorkspaceRoot } from "../fs/workspaceRoot.ts";
+import { at, atFd, DIRECTORY_FLAGS, type WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import { extractEntry } from "./extractEntry.ts";
-import { atFd, FolderChain } from "./folderChain.ts";
+import { FolderChain } from "./folderChain.ts";
 
 /**
  * Extracts a tar into an empty workspace. Everything lands first in a hidden staging folder

@@ -6,7 +6,12 @@ import {
   type ManifestResponse,
 } from "@berth/box-protocol";
 import type { WorkspaceRoot } from "../fs/workspaceRoot.ts";
-import { lineWithoutContent, openWalkedFile, readFileExactly, walkTreeSync } from "./treeWalk.ts";
+import {
+  lineWithoutContent,
+  openWalkedFile,
+  readFileExactly,
+  walkTreeSync,
+} from "../fs/treeWalk.ts";
 
 /** The workspace's manifest and revision, every file read from disk and hashed as a stream. */
 export async function buildManifest(root: WorkspaceRoot): Promise<ManifestResponse> {

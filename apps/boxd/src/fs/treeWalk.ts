@@ -10,10 +10,9 @@ import {
 import type { Stats } from "node:fs";
 import { createHash } from "node:crypto";
 import { BoxError, compareUtf16, type ManifestEntry } from "@berth/box-protocol";
-import { errnoOf } from "../fs/fsErrors.ts";
-import { isTempName } from "../fs/tempNames.ts";
-import { DIRECTORY_FLAGS, READ_FLAGS } from "../fs/workspaceRoot.ts";
-import { atFd } from "./folderChain.ts";
+import { errnoOf } from "./fsErrors.ts";
+import { isTempName } from "./tempNames.ts";
+import { atFd, DIRECTORY_FLAGS, READ_FLAGS } from "./workspaceRoot.ts";
 
 export interface TreeEntry {
   /** Relative to the walk's start, `/`-separated. */
@@ -31,33 +30,45 @@ export const CHUNK_BYTES = 256 * 1024;
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
+export interface WalkOptions {
+  /** Include boxd's own temp entries (only the start-up sweep wants them). */
+  readonly includeTemp?: boolean;
+  /** Descend into a folder (the sweep does not descend into temp folders it deletes). */
+  readonly descend?: (entry: TreeEntry) => boolean;
+}
+
 /**
  * Every entry below the folder `rootFd`, depth first, names in UTF-16 order (parents before
- * children, as a tar extractor needs), boxd's temp entries left out. Folders are entered by fd
+ * children, as a tar extractor needs), boxd's temp entries left out unless asked for. Folders are entered by fd
  * with O_NOFOLLOW from their held parent, so the walk never leaves the tree even if it changes
  * under it; an entry that vanishes meanwhile is skipped. The syscalls are synchronous: a walk is
  * thousands of microsecond calls, and a thread-pool round trip each would cost more than the
  * calls (the consumer still awaits between entries, so boxd keeps serving).
  */
-export function* walkTreeSync(rootFd: number, prefix = ""): Generator<TreeEntry> {
-  for (const name of readNamesSync(rootFd, prefix)) {
+export function* walkTreeSync(
+  rootFd: number,
+  options: WalkOptions = {},
+  prefix = "",
+): Generator<TreeEntry> {
+  for (const name of readNamesSync(rootFd, prefix, options.includeTemp === true)) {
     const stats = ignoreMissing(() => lstatSync(atFd(rootFd, name)));
     if (stats === undefined) continue;
     const path = prefix === "" ? name : `${prefix}/${name}`;
     const target = stats.isSymbolicLink() ? readlinkSync(atFd(rootFd, name)) : undefined;
-    yield { path, parentFd: rootFd, name, stats, target };
-    if (!stats.isDirectory()) continue;
+    const entry: TreeEntry = { path, parentFd: rootFd, name, stats, target };
+    yield entry;
+    if (!stats.isDirectory() || options.descend?.(entry) === false) continue;
     const child = ignoreMissing(() => openSync(atFd(rootFd, name), DIRECTORY_FLAGS));
     if (child === undefined) continue;
     try {
-      yield* walkTreeSync(child, path);
+      yield* walkTreeSync(child, options, path);
     } finally {
       closeSync(child);
     }
   }
 }
 
-function readNamesSync(fd: number, prefix: string): string[] {
+function readNamesSync(fd: number, prefix: string, includeTemp: boolean): string[] {
   const names: string[] = [];
   let undecodable = 0;
   for (const raw of readdirSync(atFd(fd, "."), { encoding: "buffer" })) {
@@ -73,7 +84,7 @@ function readNamesSync(fd: number, prefix: string): string[] {
       `${prefix || "the root"} holds ${String(undecodable)} name(s) that are not UTF-8; rename them first`,
     );
   }
-  return names.filter((name) => !isTempName(name)).sort(compareUtf16);
+  return names.filter((name) => includeTemp || !isTempName(name)).sort(compareUtf16);
 }
 
 /** The manifest line of a folder or symlink; files need their bytes (see readFileExactly). */
