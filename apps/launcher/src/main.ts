@@ -81,9 +81,9 @@ try {
     { applied: migrations.applied.length, alreadyApplied: migrations.alreadyApplied.length },
     "migrations up to date",
   );
-  await ensureDemoWorkspace(databaseUrl);
   const secret = await resolveSecret({ fromEnv: env.BERTH_SECRET, dataDir: env.dataDir });
-  if (env.BERTH_DEMO_BOX === "on") {
+  const demo = env.BERTH_MODE === "demo" ? await ensureDemoWorkspace(databaseUrl, secret) : undefined;
+  if (demo !== undefined && env.BERTH_DEMO_BOX === "on") {
     try {
       demoBox = await startDemoBox({
         databaseUrl,
@@ -97,6 +97,7 @@ try {
     }
   }
 
+  const publicUrl = env.BERTH_PUBLIC_URL ?? `http://${env.HOST}:${String(env.PORT)}`;
   const build = await readBuildInfo(repoRoot);
   const childEnv = {
     ...inheritedEnv(),
@@ -104,6 +105,7 @@ try {
     BERTH_DATA_DIR: env.dataDir,
     BERTH_ARCHIVE_DIR: env.archiveDir,
     BERTH_SECRET: secret,
+    BERTH_PUBLIC_URL: publicUrl,
     BERTH_VERSION: build.version,
     BERTH_GIT_REVISION: build.gitRevision,
     BERTH_LAUNCHER_PID: String(process.pid),
@@ -145,6 +147,11 @@ try {
     { url, version: build.version, gitRevision: build.gitRevision },
     `Berth is running at ${url} (Ctrl-C stops it)`,
   );
+  if (demo !== undefined)
+    logger.info(
+      { url: publicUrl, email: demo.email, password: demo.password },
+      `Sign in at ${publicUrl}/sign-in as ${demo.email} with password ${demo.password}`,
+    );
 } catch (error) {
   if (error instanceof DataDirLockedError) {
     logger.error({ holderPid: error.holderPid, dataDir: error.dataDir }, error.message);

@@ -1,8 +1,12 @@
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "./root.ts";
 
-export { createBerthApi } from "./api.ts";
+export { createBerthApi, trustedOrigins } from "./api.ts";
 export type { BerthApi } from "./api.ts";
+export { invitationHeader } from "./auth/betterAuth.ts";
+export { deriveSecret } from "./auth/secrets.ts";
+export { demoAdminCredentials, ensureDemoIdentity } from "./identity/demo.ts";
+export { createPasswordUser } from "./identity/passwordAccount.ts";
 export { apiEnvSchema } from "./env.ts";
 export type { ApiEnv } from "./env.ts";
 export { appRouter } from "./root.ts";

@@ -1,7 +1,12 @@
-import type { DbClient } from "@berth/db";
-import { initTRPC } from "@trpc/server";
+import type { DbClient, MembershipRole } from "@berth/db";
+import type { Clock } from "@berth/sandbox/clock";
+import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
+import type { BerthAuth } from "./auth/betterAuth.ts";
+import type { Caller } from "./auth/caller.ts";
+import { roleAtLeast } from "./auth/roles.ts";
+import { workspaceIdInput } from "./inputs.ts";
 
 /** Facts about this process that procedures report; fixed at start. */
 export interface BuildInfo {
@@ -10,10 +15,23 @@ export interface BuildInfo {
   readonly databaseUrl: string;
 }
 
-/** What every procedure receives. One per request; the db client is shared by the process. */
+/** What every procedure receives. One per request; everything but the caller is shared. */
 export interface ApiContext {
   readonly db: DbClient;
   readonly build: BuildInfo;
+  readonly auth: BerthAuth;
+  readonly clock: Clock;
+  /** The dashboard's own address, for links Berth hands out (invitations). */
+  readonly publicUrl: string;
+  readonly caller: Caller;
+  /** Whether a cookie-authenticated mutation came from one of Berth's own pages. */
+  readonly sameOrigin: boolean;
+}
+
+/** Who an audit row names for this caller. */
+export interface AuditActor {
+  readonly kind: "user" | "token";
+  readonly id: string;
 }
 
 const t = initTRPC.context<ApiContext>().create({
@@ -32,5 +50,87 @@ const t = initTRPC.context<ApiContext>().create({
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Open to anyone: identity arrives with the sign-in issue, and every other procedure will need it. */
+/** Open to anyone. */
 export const publicProcedure = t.procedure;
+
+/**
+ * A signed-in person or a token. Cookies are ambient credentials, so a cookie-authenticated
+ * mutation must come from Berth's own origin (CSRF); a bearer token is never sent by a browser
+ * on its own and needs no such check.
+ */
+export const authedProcedure = t.procedure.use(({ ctx, type, next }) => {
+  const caller = ctx.caller;
+  if (caller.kind === "anonymous")
+    throw new TRPCError({
+      code: "UNAUTHORIZED",
+      message: "Sign in, or send an API token as `Authorization: Bearer …`.",
+    });
+  if (caller.kind === "user" && type === "mutation" && !ctx.sameOrigin)
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "Cross-site request refused: send mutations from Berth's own pages (Origin header).",
+    });
+  const actor: AuditActor =
+    caller.kind === "user"
+      ? { kind: "user", id: caller.userId }
+      : { kind: "token", id: caller.tokenId };
+  return next({ ctx: { caller, actor } });
+});
+
+/** Only a person signed in to the dashboard: acts beyond one workspace (creating one, joining). */
+export const personProcedure = authedProcedure.use(({ ctx, next }) => {
+  if (ctx.caller.kind !== "user")
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: "API tokens act inside their one workspace; sign in to the dashboard for this.",
+    });
+  return next({ ctx: { caller: ctx.caller } });
+});
+
+/**
+ * The caller's role in a workspace, read from the database on every call: a removed member or a
+ * revoked token loses access at once. A token outside its own workspace has no role there.
+ */
+async function roleIn(
+  ctx: ApiContext & { caller: Exclude<Caller, { kind: "anonymous" }> },
+  workspaceId: string,
+): Promise<MembershipRole | undefined> {
+  if (ctx.caller.kind === "token")
+    return ctx.caller.workspaceId === workspaceId ? ctx.caller.role : undefined;
+  const membership = await ctx.db.membership.findUnique({
+    where: { workspaceId_userId: { workspaceId, userId: ctx.caller.userId } },
+    select: { role: true },
+  });
+  return membership?.role as MembershipRole | undefined;
+}
+
+/**
+ * member(workspaceId): the input names the workspace; a caller who is not a member gets
+ * NOT_FOUND (never a hint that the workspace exists). Procedures then filter every query by
+ * `ctx.workspaceId` in the query itself.
+ */
+export const memberProcedure = authedProcedure
+  .input(workspaceIdInput)
+  .use(async ({ ctx, input, next }) => {
+    const role = await roleIn(ctx, input.workspaceId);
+    if (role === undefined)
+      throw new TRPCError({
+        code: "NOT_FOUND",
+        message: "No such workspace, or you are not a member of it.",
+      });
+    return next({ ctx: { workspaceId: input.workspaceId, role } });
+  });
+
+/** admin(workspaceId): a member whose role (capped by the token's, for a token) is admin or owner. */
+export const adminProcedure = memberProcedure.use(({ ctx, next }) => {
+  if (!roleAtLeast(ctx.role, "admin"))
+    throw new TRPCError({ code: "FORBIDDEN", message: "Only a workspace admin may do this." });
+  return next();
+});
+
+/** What a member (or admin) procedure's handler sees. */
+export interface MemberContext extends ApiContext {
+  readonly actor: AuditActor;
+  readonly workspaceId: string;
+  readonly role: MembershipRole;
+}

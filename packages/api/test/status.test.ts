@@ -1,8 +1,7 @@
 import { readMigrationFiles } from "@berth/db/migrate";
 import { useTestDatabase } from "@berth/testkit";
 import { describe, expect, it } from "vitest";
-import { apiEnvSchema, createBerthApi } from "../src/index.ts";
-import { createCallerFactory } from "../src/trpc.ts";
+import { callerAs, createTestApi } from "./support/testApi.ts";
 
 const database = useTestDatabase();
 
@@ -10,14 +9,11 @@ describe("status.get", () => {
   it("reports the build, the real database with its password redacted, and the latest migration", async () => {
     const url = new URL(database.current.url);
     url.password = "s3cret-pass";
-    const env = apiEnvSchema.parse({
-      DATABASE_URL: url.toString(),
-      BERTH_VERSION: "1.2.3",
-      BERTH_GIT_REVISION: "abc1234",
+    const api = createTestApi(url.toString(), {
+      env: { BERTH_VERSION: "1.2.3", BERTH_GIT_REVISION: "abc1234" },
     });
-    const api = createBerthApi(env);
     try {
-      const caller = createCallerFactory(api.router)(api.createContext());
+      const caller = await callerAs(api, "anonymous");
       const status = await caller.status.get();
 
       const migrations = await readMigrationFiles();

@@ -37,6 +37,16 @@ function insertWith(table: CheckedTable, column: string): string {
       return `WITH ${newWorkspace},
          u AS (INSERT INTO users (email, name) VALUES (gen_random_uuid()::text, 'u') RETURNING id)
     INSERT INTO memberships (workspace_id, user_id, role) SELECT w.id, u.id, $1 FROM w, u`;
+    case "api_tokens":
+      return `WITH ${newWorkspace},
+         u AS (INSERT INTO users (email, name) VALUES (gen_random_uuid()::text, 'u') RETURNING id)
+    INSERT INTO api_tokens (workspace_id, user_id, name, token_hash, role)
+    SELECT w.id, u.id, 't', gen_random_uuid()::text, $1 FROM w, u`;
+    case "invitations":
+      return `WITH ${newWorkspace},
+         u AS (INSERT INTO users (email, name) VALUES (gen_random_uuid()::text, 'u') RETURNING id)
+    INSERT INTO invitations (workspace_id, role, token_hash, created_by_id, expires_at)
+    SELECT w.id, $1, gen_random_uuid()::text, u.id, now() FROM w, u`;
     case "sessions":
       return `WITH ${newWorkspace}
     INSERT INTO sessions (workspace_id, sandbox_group_id, backend) SELECT w.id, gen_random_uuid(), $1 FROM w`;

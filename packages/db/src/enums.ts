@@ -72,6 +72,8 @@ export type AdmissionOutcome = (typeof admissionOutcomes)[number];
 /** Every CHECKed text column and the union it mirrors, by table and column. */
 export const checkedColumns = [
   { table: "memberships", column: "role", values: membershipRoles },
+  { table: "api_tokens", column: "role", values: membershipRoles },
+  { table: "invitations", column: "role", values: membershipRoles },
   { table: "sessions", column: "backend", values: sessionBackends },
   { table: "sandbox_leases", column: "liveness", values: leaseLivenesses },
   { table: "sandbox_leases", column: "backend", values: sessionBackends },

@@ -1,2 +1,8 @@
 export { idSchema, workspaceSlugSchema } from "./ids.ts";
 export { formatEnvProblems } from "./env.ts";
+export {
+  displayNameSchema,
+  emailSchema,
+  passwordSchema,
+  tokenLifetimeDaysSchema,
+} from "./identity.ts";

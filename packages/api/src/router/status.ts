@@ -1,6 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { readDatabaseStatus } from "../status/databaseStatus.ts";
 import { publicProcedure } from "../trpc.ts";
+import type { RouterFixtures } from "../fixtures.ts";
 
 export const statusRouter = {
   /** What is running: Berth's build, the database it talks to, and its latest migration. */
@@ -10,3 +11,7 @@ export const statusRouter = {
     ...(await readDatabaseStatus({ db: ctx.db, databaseUrl: ctx.build.databaseUrl })),
   })),
 } satisfies TRPCRouterRecord;
+
+export const statusFixtures: RouterFixtures<typeof statusRouter> = {
+  get: { access: "public", scope: "own", input: () => undefined },
+};

@@ -111,7 +111,19 @@ export function parseLeaseRow(value: unknown): LeaseSnapshot {
       row.rotation_requested_at === null ? null : new Date(row.rotation_requested_at),
     drainClaimId: row.drain_claim_id,
     createdAt: new Date(row.created_at),
-    archiveComplete:
-      row.archive_status === "available" && row.archive_generation === row.workspace_generation,
+    archiveComplete: isArchiveComplete({
+      archiveStatus: row.archive_status,
+      archiveGeneration: row.archive_generation,
+      workspaceGeneration: row.workspace_generation,
+    }),
   };
+}
+
+/** Whether a verified archive holds the workspace as it is now: every admitted write is in it. */
+export function isArchiveComplete(lease: {
+  archiveStatus: string;
+  archiveGeneration: number | null;
+  workspaceGeneration: number;
+}): boolean {
+  return lease.archiveStatus === "available" && lease.archiveGeneration === lease.workspaceGeneration;
 }

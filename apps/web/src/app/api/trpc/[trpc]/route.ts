@@ -7,7 +7,7 @@ function handler(req: Request): Promise<Response> {
     endpoint: "/api/trpc",
     router: api.router,
     req,
-    createContext: () => api.createContext(),
+    createContext: () => api.createContext({ headers: req.headers }),
   });
 }
 

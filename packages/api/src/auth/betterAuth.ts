@@ -1,0 +1,108 @@
+import type { DbClient } from "@berth/db";
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError, createAuthMiddleware } from "better-auth/api";
+import { overAccountLimit } from "./accountThrottle.ts";
+import { hashPassword, verifyPassword } from "./passwordHash.ts";
+import { deriveSecret, hashBearerSecret } from "./secrets.ts";
+
+/** Who may create an account: anyone, or only someone holding a pending invitation. */
+export type SignUpPolicy = "open" | "invitation";
+
+export interface AuthOptions {
+  readonly db: DbClient;
+  readonly berthSecret: string;
+  /** Where the dashboard is served; https here makes every auth cookie Secure. */
+  readonly publicUrl: string;
+  readonly trustedOrigins: readonly string[];
+  readonly signUp: SignUpPolicy;
+  /** Sign-in attempts allowed per client address per window. */
+  readonly signInLimit: { readonly max: number; readonly windowSeconds: number };
+}
+
+/** The header that carries an invitation token to sign-up under the `invitation` policy. */
+export const invitationHeader = "x-berth-invitation";
+
+/**
+ * better-auth over Berth's own User table (its session, account, verification and rate-limit
+ * models are renamed Auth*: `Session` is the agent session). Passwords are argon2id; ids are
+ * uuids; the cookie-signing key derives from BERTH_SECRET; throttling counters live in Postgres so
+ * every web replica shares them.
+ */
+export function createAuth(options: AuthOptions) {
+  return betterAuth({
+    appName: "Berth",
+    baseURL: options.publicUrl,
+    basePath: "/api/auth",
+    secret: deriveSecret(options.berthSecret, "auth-cookie-signing"),
+    trustedOrigins: [...options.trustedOrigins],
+    database: prismaAdapter(options.db, { provider: "postgresql" }),
+    telemetry: { enabled: false },
+    user: { modelName: "user" },
+    session: { modelName: "authSession" },
+    account: { modelName: "authAccount" },
+    verification: { modelName: "authVerification" },
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: 8,
+      maxPasswordLength: 256,
+      password: { hash: hashPassword, verify: verifyPassword },
+    },
+    rateLimit: {
+      enabled: true,
+      storage: "database",
+      modelName: "authRateLimit",
+      window: 60,
+      max: 200,
+      customRules: {
+        "/sign-in/email": {
+          window: options.signInLimit.windowSeconds,
+          max: options.signInLimit.max,
+        },
+        "/sign-up/email": { window: 600, max: 10 },
+      },
+    },
+    advanced: {
+      database: { generateId: "uuid" },
+      cookiePrefix: "berth",
+      defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
+    },
+    hooks: {
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path === "/sign-in/email") {
+          const email: unknown = (ctx.body as { email?: unknown } | undefined)?.email;
+          if (
+            typeof email === "string" &&
+            (await overAccountLimit(options.db, {
+              email,
+              max: options.signInLimit.max,
+              windowSeconds: options.signInLimit.windowSeconds,
+              nowMs: Date.now(),
+            }))
+          )
+            throw new APIError("TOO_MANY_REQUESTS", {
+              message: "Too many sign-in attempts for this account; wait a minute and try again.",
+            });
+          return;
+        }
+        if (ctx.path !== "/sign-up/email" || options.signUp === "open") return;
+        const token = ctx.headers?.get(invitationHeader) ?? "";
+        const now = new Date();
+        const pending = await options.db.invitation.count({
+          where: {
+            tokenHash: hashBearerSecret(token),
+            acceptedAt: null,
+            revokedAt: null,
+            expiresAt: { gt: now },
+          },
+        });
+        if (pending === 0)
+          throw new APIError("FORBIDDEN", {
+            message: "Sign-up needs an invitation: ask a workspace admin for an invitation link.",
+          });
+      }),
+    },
+  });
+}
+
+export type BerthAuth = ReturnType<typeof createAuth>;

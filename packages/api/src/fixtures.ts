@@ -1,0 +1,42 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+
+// Each router declares, beside its procedures, a valid input for every one of them and who may
+// call it. The isolation and role matrices (test/matrix.test.ts) are generated from the router
+// and these declarations; a procedure without one fails them.
+
+/** The ids of one seeded workspace ("victim") that the matrices point procedures at. */
+export interface FixtureWorld {
+  readonly workspaceId: string;
+  readonly sessionId: string;
+  /** A plain member, whose role the admin may change. */
+  readonly memberUserId: string;
+  /** A member the admin may remove. */
+  readonly spareUserId: string;
+  readonly tokenId: string;
+  /** A pending invitation the admin may revoke... */
+  readonly invitationId: string;
+  /** ...and the link token of another, which someone may accept. */
+  readonly invitationToken: string;
+}
+
+/**
+ * Who may call a procedure: anyone; any signed-in caller; a person (not a token); a member of the
+ * input's workspace; an admin of it.
+ */
+export type Access = "public" | "authed" | "person" | "member" | "admin";
+
+export interface ProcedureFixture {
+  readonly access: Access;
+  /**
+   * `tenant`: it names a workspace (and maybe a session, member, token, invitation): an outsider
+   * must get NOT_FOUND or FORBIDDEN and change nothing. `own`: it acts only on the caller's own
+   * identity or creates something new. `capability`: the input is itself a secret (a link).
+   */
+  readonly scope: "tenant" | "own" | "capability";
+  input(world: FixtureWorld): unknown;
+}
+
+/** One fixture per procedure of a router record, checked by the compiler. */
+export type RouterFixtures<R extends TRPCRouterRecord> = {
+  readonly [K in keyof R]: ProcedureFixture;
+};

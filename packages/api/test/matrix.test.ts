@@ -1,0 +1,213 @@
+import { createDbClient, type DbClient } from "@berth/db";
+import { useTestDatabase } from "@berth/testkit";
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ProcedureFixture } from "../src/fixtures.ts";
+import type { BerthApi } from "../src/index.ts";
+import { appRouter, appRouterFixtures } from "../src/root.ts";
+import { callerAs, createTestApi, type Credential } from "./support/testApi.ts";
+import {
+  rowHashes,
+  seedWorkspace,
+  workspaceRowHashes,
+  type SeededWorkspace,
+} from "./support/world.ts";
+
+// The isolation and role matrices, generated from the router itself: every procedure of
+// appRouter is called with the valid input its router declares beside it.
+
+const database = useTestDatabase();
+let api: BerthApi;
+let db: DbClient;
+let victim: SeededWorkspace;
+let outsider: SeededWorkspace;
+
+beforeAll(async () => {
+  api = createTestApi(database.current.url);
+  db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
+  [victim, outsider] = await Promise.all([
+    seedWorkspace(api, db, "victim"),
+    seedWorkspace(api, db, "outsider"),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await db.$disconnect();
+  await api.close();
+});
+
+const procedurePaths = Object.keys(appRouter._def.procedures).sort();
+
+/** The paths in the order the routers define them (create before revoke, preview before accept). */
+const definitionOrder = Object.entries(appRouterFixtures).flatMap(([routerName, fixtures]) =>
+  Object.keys(fixtures).map((name) => `${routerName}.${name}`),
+);
+
+function fixtureOf(path: string): ProcedureFixture | undefined {
+  const [routerName, procedureName] = path.split(".");
+  const fixtures = (
+    appRouterFixtures as Record<string, Record<string, ProcedureFixture> | undefined>
+  )[routerName ?? ""];
+  return fixtures?.[procedureName ?? ""];
+}
+
+function requireFixture(path: string): ProcedureFixture {
+  const fixture = fixtureOf(path);
+  if (fixture === undefined) throw new Error(`${path} has no fixture beside its definition`);
+  return fixture;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; code: string; message: string };
+
+/** Calls one procedure by path, with a context built from the credential's request headers. */
+async function call(path: string, credential: Credential, input: unknown): Promise<Outcome> {
+  try {
+    const caller = (await callerAs(api, credential)) as unknown as Record<
+      string,
+      Record<string, (input: unknown) => Promise<unknown>>
+    >;
+    const [routerName = "", procedureName = ""] = path.split(".");
+    const procedure = caller[routerName]?.[procedureName];
+    if (procedure === undefined) throw new Error(`no procedure ${path}`);
+    return { ok: true, value: await procedure(input) };
+  } catch (error) {
+    if (error instanceof TRPCError) return { ok: false, code: error.code, message: error.message };
+    throw error;
+  }
+}
+
+/** Calls, and proves the call wrote nothing anywhere. */
+async function callWritingNothing(path: string, credential: Credential, input: unknown) {
+  const before = await rowHashes(db);
+  const outcome = await call(path, credential, input);
+  expect(await rowHashes(db), `${path} wrote rows`).toEqual(before);
+  return outcome;
+}
+
+/** An answer to an outsider names nothing of the victim's. */
+function expectNoVictimIds(value: unknown): void {
+  const answer = JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "bigint" ? v.toString() : v,
+  );
+  for (const id of [
+    victim.workspaceId,
+    victim.sessionId,
+    victim.owner.id,
+    victim.member.id,
+    victim.spare.id,
+    victim.tokenId,
+    victim.invitationId,
+  ])
+    expect(answer).not.toContain(id);
+}
+
+describe("the router's fixtures", () => {
+  it("cover every procedure, and name no procedure that does not exist", () => {
+    expect(procedurePaths.length).toBeGreaterThan(15);
+    expect(procedurePaths.filter((path) => fixtureOf(path) === undefined)).toEqual([]);
+    expect(definitionOrder.filter((path) => !procedurePaths.includes(path))).toEqual([]);
+  });
+});
+
+const tenantPaths = procedurePaths.filter((path) => fixtureOf(path)?.scope === "tenant");
+
+describe("isolation: another workspace's owner, with a valid id of the victim's", () => {
+  it.each(tenantPaths)("%s answers NOT_FOUND or FORBIDDEN and writes nothing", async (path) => {
+    const input = requireFixture(path).input(victim);
+    const credentials: Credential[] = [
+      { cookie: outsider.owner.cookie },
+      { token: outsider.adminToken },
+    ];
+    for (const credential of credentials) {
+      const outcome = await callWritingNothing(path, credential, input);
+      expect(outcome.ok ? "answered" : outcome.code).toMatch(/^(NOT_FOUND|FORBIDDEN)$/);
+    }
+  });
+
+  it.each(tenantPaths)(
+    "%s, given the outsider's own workspace and the victim's other ids, neither shows nor touches the victim's rows",
+    async (path) => {
+      const input = requireFixture(path).input({ ...victim, workspaceId: outsider.workspaceId });
+      const before = await workspaceRowHashes(db, victim.workspaceId);
+      const outcome = await call(path, { cookie: outsider.owner.cookie }, input);
+      expect(
+        await workspaceRowHashes(db, victim.workspaceId),
+        `${path} touched the victim's rows`,
+      ).toEqual(before);
+      if (!outcome.ok) expect(outcome.code).toMatch(/^(NOT_FOUND|FORBIDDEN)$/);
+      else expectNoVictimIds(outcome.value);
+    },
+  );
+
+  it.each(procedurePaths.filter((path) => fixtureOf(path)?.scope === "own"))(
+    "%s (acts on the caller's own data) answers with none of the victim's ids",
+    async (path) => {
+      const outcome = await call(
+        path,
+        { cookie: outsider.owner.cookie },
+        requireFixture(path).input(outsider),
+      );
+      expect(outcome.ok).toBe(true);
+      const answer = JSON.stringify(outcome.ok ? outcome.value : null);
+      for (const id of [
+        victim.workspaceId,
+        victim.sessionId,
+        victim.owner.id,
+        victim.member.id,
+        victim.tokenId,
+      ])
+        expect(answer).not.toContain(id);
+    },
+  );
+});
+
+describe("roles", () => {
+  const adminPaths = procedurePaths.filter((path) => fixtureOf(path)?.access === "admin");
+  it.each(adminPaths)(
+    "%s is refused to a member, by cookie and by token, writing nothing",
+    async (path) => {
+      const input = requireFixture(path).input(victim);
+      for (const credential of [{ cookie: victim.member.cookie }, { token: victim.memberToken }]) {
+        expect(await callWritingNothing(path, credential, input)).toMatchObject({
+          ok: false,
+          code: "FORBIDDEN",
+        });
+      }
+    },
+  );
+
+  const signedInPaths = procedurePaths.filter((path) => {
+    const access = fixtureOf(path)?.access;
+    return access !== undefined && access !== "public";
+  });
+  it.each(signedInPaths)("%s is refused to an anonymous caller", async (path) => {
+    const outcome = await callWritingNothing(path, "anonymous", requireFixture(path).input(victim));
+    expect(outcome).toMatchObject({ ok: false, code: "UNAUTHORIZED" });
+  });
+
+  it.each(procedurePaths.filter((path) => fixtureOf(path)?.access === "person"))(
+    "%s is refused to an API token (tokens act inside one workspace)",
+    async (path) => {
+      const outcome = await callWritingNothing(
+        path,
+        { token: victim.adminToken },
+        requireFixture(path).input(victim),
+      );
+      expect(outcome).toMatchObject({ ok: false, code: "FORBIDDEN" });
+    },
+  );
+});
+
+describe("every fixture is a valid call for someone entitled to it", () => {
+  // Last, because some of these change the world (a member removed, a token revoked). Without
+  // this, a refusal above could come from a wrong id rather than from the scoping.
+  it.each(definitionOrder)("%s succeeds for its rightful caller", async (path) => {
+    const fixture = requireFixture(path);
+    const credential: Credential =
+      fixture.scope === "capability"
+        ? { cookie: outsider.owner.cookie }
+        : { cookie: victim.owner.cookie };
+    const outcome = await call(path, credential, fixture.input(victim));
+    expect(outcome.ok, outcome.ok ? "" : `${outcome.code}: ${outcome.message}`).toBe(true);
+  });
+});

@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+// What people type into sign-in, invitation and token forms: checked alike in the browser and
+// at the API edge.
+
+/** A person's or a thing's display name. */
+export const displayNameSchema = z
+  .string()
+  .trim()
+  .min(1, { error: "must not be empty" })
+  .max(100, { error: "must be at most 100 characters" });
+
+export const emailSchema = z
+  .email({ error: "must be an email address" })
+  .max(254, { error: "must be at most 254 characters" });
+
+/** The sign-in service enforces the same bounds. */
+export const passwordSchema = z
+  .string()
+  .min(8, { error: "must be at least 8 characters" })
+  .max(256, { error: "must be at most 256 characters" });
+
+/** How long a new API token lives: 1 to 365 days, or null for until revoked. */
+export const tokenLifetimeDaysSchema = z
+  .number({ error: "must be a number of days" })
+  .int({ error: "must be a whole number of days" })
+  .min(1, { error: "must be at least 1 day" })
+  .max(365, { error: "must be at most 365 days" })
+  .nullable();
