@@ -82,7 +82,8 @@ try {
     "migrations up to date",
   );
   const secret = await resolveSecret({ fromEnv: env.BERTH_SECRET, dataDir: env.dataDir });
-  const demo = env.BERTH_MODE === "demo" ? await ensureDemoWorkspace(databaseUrl, secret) : undefined;
+  const demo =
+    env.BERTH_MODE === "demo" ? await ensureDemoWorkspace(databaseUrl, secret) : undefined;
   if (demo !== undefined && env.BERTH_DEMO_BOX === "on") {
     try {
       demoBox = await startDemoBox({

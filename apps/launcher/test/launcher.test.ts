@@ -45,6 +45,44 @@ async function readStatus(url: string): Promise<Status> {
   return body.result.data.json;
 }
 
+async function until<T>(read: () => T | null | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value !== null && value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function postJson(url: string, path: string, body: unknown) {
+  return fetch(new URL(path, url), {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: url },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Signs in over HTTP as a browser would, then asks `me.get` with the session cookie. */
+async function signedInMe(
+  url: string,
+  credentials: { email: string; password: string },
+): Promise<{ workspaces: { slug: string; role: string }[] }> {
+  const signIn = await postJson(url, "/api/auth/sign-in/email", credentials);
+  expect(signIn.status).toBe(200);
+  const cookie = signIn.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0] ?? "")
+    .find((pair) => pair.startsWith("berth.session_token="));
+  expect(cookie).toBeDefined();
+  const me = await fetch(new URL("/api/trpc/me.get", url), { headers: { cookie: cookie ?? "" } });
+  expect(me.status).toBe(200);
+  const body = (await me.json()) as {
+    result: { data: { json: { workspaces: { slug: string; role: string }[] } } };
+  };
+  return body.result.data.json;
+}
+
 describe("the start command on the embedded database", () => {
   it("serves the status procedure on PGlite, refuses a second start, and recovers a stale lock", async () => {
     const first = await launch();
@@ -75,6 +113,45 @@ describe("the start command on the embedded database", () => {
     const after = await readStatus(thirdUrl);
     expect(after.database.engine).toBe("PGlite");
     expect(after.latestMigration?.name).toBe(status.latestMigration?.name);
+
+    // Every start prints the demo admin's sign-in, and it works (the account was made once).
+    const signInLine = await until(() =>
+      /Sign in at (\S+) as (\S+) with password (\S+)"/.exec(third.output()),
+    );
+    expect(/Sign in at (\S+) as (\S+) with password (\S+)"/.exec(first.output())?.slice(2)).toEqual(
+      signInLine.slice(2),
+    );
+    const [, signInUrl = "", email = "", password = ""] = signInLine;
+    expect(signInUrl).toBe(`${thirdUrl}/sign-in`);
+    const me = await signedInMe(thirdUrl, { email, password });
+    expect(me.workspaces).toEqual([expect.objectContaining({ slug: "demo", role: "owner" })]);
+  });
+
+  it("seeds nothing in production mode, which needs BERTH_SECRET", async () => {
+    const productionDir = await mkdtemp(join(tmpdir(), "berth-production-"));
+    try {
+      const env = {
+        BERTH_DATA_DIR: productionDir,
+        PORT: String(await freePort()),
+        BERTH_MODE: "production",
+      };
+      const refused = startLauncher(env);
+      started.push(refused);
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain("- BERTH_SECRET: must be set in production mode");
+
+      const launcher = startLauncher({ ...env, BERTH_SECRET: "p".repeat(40) });
+      started.push(launcher);
+      const url = await untilRunning(launcher);
+      expect(launcher.output()).not.toContain("Sign in at");
+      const response = await postJson(url, "/api/auth/sign-in/email", {
+        email: "admin@berth.local",
+        password: "anything-at-all",
+      });
+      expect(response.status).toBe(401);
+    } finally {
+      await rm(productionDir, { recursive: true, force: true });
+    }
   });
 
   it("stops cleanly on SIGTERM and releases the lock", async () => {

@@ -8,6 +8,8 @@ import type { TRPCRouterRecord } from "@trpc/server";
 export interface FixtureWorld {
   readonly workspaceId: string;
   readonly sessionId: string;
+  /** The revision of an available archive of the session's box, which is blocked (unrecoverable). */
+  readonly archiveRevision: string;
   /** A plain member, whose role the admin may change. */
   readonly memberUserId: string;
   /** A member the admin may remove. */

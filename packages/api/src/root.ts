@@ -3,6 +3,7 @@ import { archivesFixtures, archivesRouter } from "./router/archives.ts";
 import { auditFixtures, auditRouter } from "./router/audit.ts";
 import { invitationsFixtures, invitationsRouter } from "./router/invitations.ts";
 import { meFixtures, meRouter } from "./router/me.ts";
+import { recoveryFixtures, recoveryRouter } from "./router/recovery.ts";
 import { membersFixtures, membersRouter } from "./router/members.ts";
 import { sessionsFixtures, sessionsRouter } from "./router/sessions.ts";
 import { statusFixtures, statusRouter } from "./router/status.ts";
@@ -20,6 +21,7 @@ const routers = {
   audit: auditRouter,
   sessions: sessionsRouter,
   archives: archivesRouter,
+  recovery: recoveryRouter,
 };
 
 export const appRouter = createTRPCRouter(routers);
@@ -39,4 +41,5 @@ export const appRouterFixtures: {
   audit: auditFixtures,
   sessions: sessionsFixtures,
   archives: archivesFixtures,
+  recovery: recoveryFixtures,
 };

@@ -130,6 +130,7 @@ export const adminProcedure = memberProcedure.use(({ ctx, next }) => {
 
 /** What a member (or admin) procedure's handler sees. */
 export interface MemberContext extends ApiContext {
+  readonly caller: Exclude<Caller, { kind: "anonymous" }>;
   readonly actor: AuditActor;
   readonly workspaceId: string;
   readonly role: MembershipRole;

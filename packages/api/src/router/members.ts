@@ -3,7 +3,7 @@ import type { MembershipRole } from "@berth/db";
 import type { TRPCRouterRecord } from "@trpc/server";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { roleAtLeast } from "../auth/roles.ts";
+import { lowerRole, roleAtLeast } from "../auth/roles.ts";
 import { writeAudit } from "../audit.ts";
 import { roleSchema } from "../inputs.ts";
 import { adminProcedure, memberProcedure, type MemberContext } from "../trpc.ts";
@@ -55,7 +55,19 @@ async function changeMembership(
 ): Promise<{ userId: string; role: MembershipRole | null }> {
   const now = await ctx.clock.now();
   return ctx.db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM memberships WHERE workspace_id = ${ctx.workspaceId}::uuid AND role = 'owner' FOR UPDATE`;
+    // The owners' rows and the actor's own, locked: the checks below see roles no one can change
+    // until this commits (the role read before the transaction may already be stale).
+    const locked = await tx.$queryRaw<{ user_id: string; role: MembershipRole }[]>`
+      SELECT user_id::text, role FROM memberships
+      WHERE workspace_id = ${ctx.workspaceId}::uuid AND (role = 'owner' OR user_id = ${ctx.caller.userId}::uuid)
+      FOR UPDATE`;
+    const actorNow = locked.find((row) => row.user_id === ctx.caller.userId)?.role;
+    if (actorNow === undefined)
+      throw new TRPCError({
+        code: "NOT_FOUND",
+        message: "No such workspace, or you are not a member of it.",
+      });
+    const actorRole = lowerRole(ctx.role, actorNow);
     const current = await tx.membership.findUnique({
       where: { workspaceId_userId: { workspaceId: ctx.workspaceId, userId } },
       select: { id: true, role: true },
@@ -63,10 +75,10 @@ async function changeMembership(
     if (current === null)
       throw new TRPCError({ code: "NOT_FOUND", message: "No such member in this workspace." });
     const from = current.role as MembershipRole;
-    if (!mayChange(ctx.role, from, to))
+    if (!mayChange(actorRole, from, to))
       throw new TRPCError({
         code: "FORBIDDEN",
-        message: `A ${ctx.role} cannot ${to === null ? "remove" : "change the role of"} a ${from}${to === null || to === from ? "" : ` to ${to}`}.`,
+        message: `A ${actorRole} cannot ${to === null ? "remove" : "change the role of"} a ${from}${to === null || to === from ? "" : ` to ${to}`}.`,
       });
     if (from === "owner" && to !== "owner") {
       const owners = await tx.membership.count({

@@ -57,19 +57,21 @@ export async function seedWorkspace(
   });
   const workspaceId = workspace.id;
   const session = await asOwner.sessions.create({ workspaceId, title: `${label} session` });
+  const archiveRevision = "a".repeat(64);
   const lease = await db.sandboxLease.create({
     data: {
       workspaceId,
       sandboxGroupId: session.sandboxGroupId,
       backend: "local",
       expiresAt: new Date(),
+      restoreStatus: "unrecoverable",
     },
   });
   await db.workspaceArchive.create({
     data: {
       workspaceId,
       leaseId: lease.id,
-      revision: "a".repeat(64),
+      revision: archiveRevision,
       generation: 0,
       sizeBytes: 10n,
       fileCount: 1,
@@ -96,6 +98,7 @@ export async function seedWorkspace(
   return {
     workspaceId,
     sessionId: session.id,
+    archiveRevision,
     memberUserId: member.id,
     spareUserId: spare.id,
     tokenId: memberToken.id,
