@@ -67,7 +67,7 @@ function postJson(url: string, path: string, body: unknown) {
 async function signedInMe(
   url: string,
   credentials: { email: string; password: string },
-): Promise<{ workspaces: { slug: string; role: string }[] }> {
+): Promise<{ cookie: string; workspaces: { id: string; slug: string; role: string }[] }> {
   const signIn = await postJson(url, "/api/auth/sign-in/email", credentials);
   expect(signIn.status).toBe(200);
   const cookie = signIn.headers
@@ -78,9 +78,9 @@ async function signedInMe(
   const me = await fetch(new URL("/api/trpc/me.get", url), { headers: { cookie: cookie ?? "" } });
   expect(me.status).toBe(200);
   const body = (await me.json()) as {
-    result: { data: { json: { workspaces: { slug: string; role: string }[] } } };
+    result: { data: { json: { workspaces: { id: string; slug: string; role: string }[] } } };
   };
-  return body.result.data.json;
+  return { cookie: cookie ?? "", workspaces: body.result.data.json.workspaces };
 }
 
 describe("the start command on the embedded database", () => {
@@ -125,6 +125,21 @@ describe("the start command on the embedded database", () => {
     expect(signInUrl).toBe(`${thirdUrl}/sign-in`);
     const me = await signedInMe(thirdUrl, { email, password });
     expect(me.workspaces).toEqual([expect.objectContaining({ slug: "demo", role: "owner" })]);
+
+    // The README's script path: a token made by the signed-in admin, then used as a bearer.
+    const created = await fetch(new URL("/api/trpc/tokens.create", thirdUrl), {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: thirdUrl, cookie: me.cookie },
+      body: JSON.stringify({ json: { workspaceId: me.workspaces[0]?.id, name: "script" } }),
+    });
+    expect(created.status).toBe(200);
+    const { token } = ((await created.json()) as { result: { data: { json: { token: string } } } })
+      .result.data.json;
+    const asScript = await fetch(new URL("/api/trpc/me.get", thirdUrl), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(asScript.status).toBe(200);
+    expect(JSON.stringify(await asScript.json())).toContain('"via":"token"');
   });
 
   it("seeds nothing in production mode, which needs BERTH_SECRET", async () => {
