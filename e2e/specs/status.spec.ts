@@ -9,7 +9,7 @@ const newestMigration =
     .at(-1) ?? "";
 
 test("the status page shows the build, the database and the latest migration", async ({ page }) => {
-  await page.goto("/");
+  await page.goto("/status");
 
   await expect(page.getByRole("heading", { name: "Berth", level: 1 })).toBeVisible();
   const status = page.getByRole("region", { name: "Status" });

@@ -21,6 +21,8 @@ export const launcherEnvSchema = z
     BERTH_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
     /** `demo` seeds a demo workspace, its admin account and a box; `production` seeds nothing. */
     BERTH_MODE: z.enum(["demo", "production"]).default("demo"),
+    /** The demo admin's password (default: derived from BERTH_SECRET); only read in demo mode. */
+    BERTH_DEMO_PASSWORD: z.string().min(8, { error: "must be at least 8 characters" }).optional(),
     /** Where people reach the dashboard (default: http://HOST:PORT); https makes cookies Secure. */
     BERTH_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** Whether the demo session gets a real local box at start. */

@@ -83,7 +83,9 @@ try {
   );
   const secret = await resolveSecret({ fromEnv: env.BERTH_SECRET, dataDir: env.dataDir });
   const demo =
-    env.BERTH_MODE === "demo" ? await ensureDemoWorkspace(databaseUrl, secret) : undefined;
+    env.BERTH_MODE === "demo"
+      ? await ensureDemoWorkspace({ databaseUrl, secret, password: env.BERTH_DEMO_PASSWORD })
+      : undefined;
   if (demo !== undefined && env.BERTH_DEMO_BOX === "on") {
     try {
       demoBox = await startDemoBox({

@@ -3,13 +3,20 @@ import { deriveSecret } from "../auth/secrets.ts";
 import { createPasswordUser } from "./passwordAccount.ts";
 
 /**
- * The demo admin's sign-in. The password derives from BERTH_SECRET, so it is stable across
- * restarts, printed at every start, and stored nowhere but as its hash.
+ * The demo admin's sign-in. Unless chosen, the password derives from BERTH_SECRET, so it is
+ * stable across restarts, printed at every start, and stored nowhere but as its hash.
  */
-export function demoAdminCredentials(berthSecret: string): { email: string; password: string } {
+export function demoAdminCredentials(options: {
+  berthSecret: string;
+  password?: string | undefined;
+}): {
+  email: string;
+  password: string;
+} {
   return {
     email: "admin@berth.local",
-    password: deriveSecret(berthSecret, "demo-admin-password").slice(0, 20),
+    password:
+      options.password ?? deriveSecret(options.berthSecret, "demo-admin-password").slice(0, 20),
   };
 }
 
@@ -19,9 +26,9 @@ export function demoAdminCredentials(berthSecret: string): { email: string; pass
  */
 export async function ensureDemoIdentity(
   db: DbClient,
-  berthSecret: string,
+  options: { berthSecret: string; password?: string | undefined },
 ): Promise<{ workspaceId: string; email: string; password: string }> {
-  const credentials = demoAdminCredentials(berthSecret);
+  const credentials = demoAdminCredentials(options);
   const workspace = await db.workspace.upsert({
     where: { slug: "demo" },
     create: { slug: "demo", name: "Demo workspace" },

@@ -1,0 +1,16 @@
+import type { Metadata } from "next";
+import { InviteView } from "../../../components/invite/inviteView.tsx";
+import { signedInUser } from "../../../server/session.ts";
+
+// The token in this page's address is a credential: keep it out of Referer headers.
+export const metadata: Metadata = { title: "Invitation · Berth", referrer: "no-referrer" };
+
+export default async function InvitePage({ params }: { params: Promise<{ token: string }> }) {
+  const { token } = await params;
+  const user = await signedInUser();
+  return (
+    <main className="narrow">
+      <InviteView token={token} signedInAs={user?.email ?? null} />
+    </main>
+  );
+}

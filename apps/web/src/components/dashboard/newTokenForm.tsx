@@ -1,0 +1,114 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { rolesUpTo, type Role } from "../../lib/roles.ts";
+import { useTRPC } from "../../trpc/react.tsx";
+import { ErrorAlert } from "../errorAlert.tsx";
+import { formText } from "../../lib/formText.ts";
+
+/** Lifetime in days from the form; empty means the token lives until revoked. */
+function lifetimeDays(value: string): number | null {
+  return value.trim() === "" ? null : Number(value);
+}
+
+/**
+ * Creates a token with a role no higher than the creator's. The token itself is in the create
+ * response only (Berth keeps its hash), so it is shown once, here, until the next one.
+ */
+export function NewTokenForm({ workspaceId, role }: { workspaceId: string; role: Role }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [tokenRole, setTokenRole] = useState<Role>("member");
+  const create = useMutation(
+    trpc.tokens.create.mutationOptions({
+      onSuccess: () =>
+        Promise.all([
+          queryClient.invalidateQueries(trpc.tokens.pathFilter()),
+          queryClient.invalidateQueries(trpc.audit.pathFilter()),
+        ]),
+    }),
+  );
+
+  return (
+    <>
+      <form
+        aria-label="New API token"
+        className="inline"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = event.currentTarget;
+          const data = new FormData(form);
+          create.mutate(
+            {
+              workspaceId,
+              name: formText(data, "name"),
+              role: tokenRole,
+              expiresInDays: lifetimeDays(formText(data, "days")),
+            },
+            { onSuccess: () => form.reset() },
+          );
+        }}
+      >
+        <label>
+          Name
+          <input name="name" required maxLength={100} />
+        </label>
+        <label>
+          Token role
+          <select
+            value={tokenRole}
+            onChange={(event) => {
+              setTokenRole(
+                rolesUpTo(role).find((candidate) => candidate === event.target.value) ?? "member",
+              );
+            }}
+          >
+            {rolesUpTo(role).map((candidate) => (
+              <option key={candidate} value={candidate}>
+                {candidate}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Lifetime (days)
+          <input
+            name="days"
+            type="number"
+            min={1}
+            max={365}
+            step={1}
+            defaultValue={90}
+            aria-describedby="token-days-hint"
+          />
+        </label>
+        <button type="submit" disabled={create.isPending}>
+          Create token
+        </button>
+      </form>
+      <p id="token-days-hint" className="note">
+        1 to 365 days; leave empty for a token that lasts until revoked.
+      </p>
+      <ErrorAlert error={create.error} />
+      {create.data === undefined ? null : (
+        <div className="once">
+          <label>
+            New token
+            <input
+              readOnly
+              value={create.data.token}
+              onFocus={(event) => {
+                event.currentTarget.select();
+              }}
+            />
+          </label>
+          <p className="note">
+            Copy it now: it will not be shown again. Send it as <code>Authorization: Bearer …</code>
+            .
+          </p>
+        </div>
+      )}
+    </>
+  );
+}

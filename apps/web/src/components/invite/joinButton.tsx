@@ -1,0 +1,31 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useTRPC } from "../../trpc/react.tsx";
+import { ErrorAlert } from "../errorAlert.tsx";
+
+/** Accepts the invitation as the signed-in person, then opens the workspace. */
+export function JoinButton({ token, workspaceName }: { token: string; workspaceName: string }) {
+  const trpc = useTRPC();
+  const accept = useMutation(
+    trpc.invitations.accept.mutationOptions({
+      onSuccess: ({ workspaceId }) => {
+        window.location.assign(`/?workspace=${workspaceId}`);
+      },
+    }),
+  );
+  return (
+    <>
+      <button
+        type="button"
+        disabled={accept.isPending || accept.isSuccess}
+        onClick={() => {
+          accept.mutate({ token });
+        }}
+      >
+        Join {workspaceName}
+      </button>
+      <ErrorAlert error={accept.error} />
+    </>
+  );
+}
