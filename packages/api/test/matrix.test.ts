@@ -1,11 +1,9 @@
-import { createDbClient, type DbClient } from "@berth/db";
-import { useTestDatabase } from "@berth/testkit";
 import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ProcedureFixture } from "../src/fixtures.ts";
-import type { BerthApi } from "../src/index.ts";
+import { useApiSuite } from "./support/apiSuite.ts";
 import { appRouter, appRouterFixtures } from "../src/root.ts";
-import { callerAs, createTestApi, type Credential } from "./support/testApi.ts";
+import { callerAs, type Credential } from "./support/testApi.ts";
 import {
   rowHashes,
   seedWorkspace,
@@ -16,25 +14,16 @@ import {
 // The isolation and role matrices, generated from the router itself: every procedure of
 // appRouter is called with the valid input its router declares beside it.
 
-const database = useTestDatabase();
-let api: BerthApi;
-let db: DbClient;
+const suite = useApiSuite();
 let victim: SeededWorkspace;
 let outsider: SeededWorkspace;
 
 beforeAll(async () => {
-  api = createTestApi(database.current.url);
-  db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
   [victim, outsider] = await Promise.all([
-    seedWorkspace(api, db, "victim"),
-    seedWorkspace(api, db, "outsider"),
+    seedWorkspace(suite.api, suite.db, "victim"),
+    seedWorkspace(suite.api, suite.db, "outsider"),
   ]);
 }, 60_000);
-
-afterAll(async () => {
-  await db.$disconnect();
-  await api.close();
-});
 
 const procedurePaths = Object.keys(appRouter._def.procedures).sort();
 
@@ -62,7 +51,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; code: string; message
 /** Calls one procedure by path, with a context built from the credential's request headers. */
 async function call(path: string, credential: Credential, input: unknown): Promise<Outcome> {
   try {
-    const caller = (await callerAs(api, credential)) as unknown as Record<
+    const caller = (await callerAs(suite.api, credential)) as unknown as Record<
       string,
       Record<string, (input: unknown) => Promise<unknown>>
     >;
@@ -78,9 +67,9 @@ async function call(path: string, credential: Credential, input: unknown): Promi
 
 /** Calls, and proves the call wrote nothing anywhere. */
 async function callWritingNothing(path: string, credential: Credential, input: unknown) {
-  const before = await rowHashes(db);
+  const before = await rowHashes(suite.db);
   const outcome = await call(path, credential, input);
-  expect(await rowHashes(db), `${path} wrote rows`).toEqual(before);
+  expect(await rowHashes(suite.db), `${path} wrote rows`).toEqual(before);
   return outcome;
 }
 
@@ -128,10 +117,10 @@ describe("isolation: another workspace's owner, with a valid id of the victim's"
     "%s, given the outsider's own workspace and the victim's other ids, neither shows nor touches the victim's rows",
     async (path) => {
       const input = requireFixture(path).input({ ...victim, workspaceId: outsider.workspaceId });
-      const before = await workspaceRowHashes(db, victim.workspaceId);
+      const before = await workspaceRowHashes(suite.db, victim.workspaceId);
       const outcome = await call(path, { cookie: outsider.owner.cookie }, input);
       expect(
-        await workspaceRowHashes(db, victim.workspaceId),
+        await workspaceRowHashes(suite.db, victim.workspaceId),
         `${path} touched the victim's rows`,
       ).toEqual(before);
       if (!outcome.ok) expect(outcome.code).toMatch(/^(NOT_FOUND|FORBIDDEN)$/);

@@ -1,37 +1,15 @@
-import { createDbClient, type DbClient } from "@berth/db";
-import { useTestDatabase } from "@berth/testkit";
 import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BerthApi } from "../src/index.ts";
-import { callerAs, createTestApi } from "./support/testApi.ts";
+import { describe, expect, it } from "vitest";
+import { codeOf, useApiSuite } from "./support/apiSuite.ts";
+import { callerAs } from "./support/testApi.ts";
 import { createPerson, rowHashes, seedWorkspace } from "./support/world.ts";
 
-const database = useTestDatabase();
-let api: BerthApi;
-let db: DbClient;
-
-beforeAll(() => {
-  // Real concurrency below: every caller's statements race on their own pooled connections.
-  api = createTestApi(database.current.url);
-  db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
-});
-
-afterAll(async () => {
-  await db.$disconnect();
-  await api.close();
-});
-
-async function outcome(promise: Promise<unknown>): Promise<string> {
-  return promise.then(
-    () => "answered",
-    (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
-  );
-}
+const suite = useApiSuite();
 
 describe("members and roles", () => {
   it("an admin changes a member's role and removes a member; each change is audited", async () => {
-    const world = await seedWorkspace(api, db, "roles");
-    const owner = await callerAs(api, { cookie: world.owner.cookie });
+    const world = await seedWorkspace(suite.api, suite.db, "roles");
+    const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
     await owner.members.setRole({
       workspaceId: world.workspaceId,
       userId: world.member.id,
@@ -64,46 +42,46 @@ describe("members and roles", () => {
   });
 
   it("an admin cannot touch an owner nor hand out ownership", async () => {
-    const world = await seedWorkspace(api, db, "ceiling");
-    await db.membership.update({
+    const world = await seedWorkspace(suite.api, suite.db, "ceiling");
+    await suite.db.membership.update({
       where: { workspaceId_userId: { workspaceId: world.workspaceId, userId: world.member.id } },
       data: { role: "admin" },
     });
-    const admin = await callerAs(api, { cookie: world.member.cookie });
-    const before = await rowHashes(db);
+    const admin = await callerAs(suite.api, { cookie: world.member.cookie });
+    const before = await rowHashes(suite.db);
     const input = { workspaceId: world.workspaceId };
-    expect(await outcome(admin.members.remove({ ...input, userId: world.owner.id }))).toBe(
+    expect(await codeOf(admin.members.remove({ ...input, userId: world.owner.id }))).toBe(
       "FORBIDDEN",
     );
     expect(
-      await outcome(admin.members.setRole({ ...input, userId: world.owner.id, role: "member" })),
+      await codeOf(admin.members.setRole({ ...input, userId: world.owner.id, role: "member" })),
     ).toBe("FORBIDDEN");
     expect(
-      await outcome(admin.members.setRole({ ...input, userId: world.spare.id, role: "owner" })),
+      await codeOf(admin.members.setRole({ ...input, userId: world.spare.id, role: "owner" })),
     ).toBe("FORBIDDEN");
-    expect(await outcome(admin.invitations.create({ ...input, role: "owner" }))).toBe("FORBIDDEN");
-    expect(await rowHashes(db)).toEqual(before);
+    expect(await codeOf(admin.invitations.create({ ...input, role: "owner" }))).toBe("FORBIDDEN");
+    expect(await rowHashes(suite.db)).toEqual(before);
   });
 
   it("two owners demoting each other at once leave exactly one owner", async () => {
-    const world = await seedWorkspace(api, db, "owners");
-    await db.membership.update({
+    const world = await seedWorkspace(suite.api, suite.db, "owners");
+    await suite.db.membership.update({
       where: { workspaceId_userId: { workspaceId: world.workspaceId, userId: world.member.id } },
       data: { role: "owner" },
     });
     const [first, second] = await Promise.all([
-      callerAs(api, { cookie: world.owner.cookie }),
-      callerAs(api, { cookie: world.member.cookie }),
+      callerAs(suite.api, { cookie: world.owner.cookie }),
+      callerAs(suite.api, { cookie: world.member.cookie }),
     ]);
     const results = await Promise.all([
-      outcome(
+      codeOf(
         first.members.setRole({
           workspaceId: world.workspaceId,
           userId: world.member.id,
           role: "member",
         }),
       ),
-      outcome(
+      codeOf(
         second.members.setRole({
           workspaceId: world.workspaceId,
           userId: world.owner.id,
@@ -115,15 +93,15 @@ describe("members and roles", () => {
     expect(results.filter((r) => r === "answered")).toHaveLength(1);
     expect(results.filter((r) => r === "FORBIDDEN" || r === "PRECONDITION_FAILED")).toHaveLength(1);
     expect(
-      await db.membership.count({ where: { workspaceId: world.workspaceId, role: "owner" } }),
+      await suite.db.membership.count({ where: { workspaceId: world.workspaceId, role: "owner" } }),
     ).toBe(1);
   });
 
   it("the last owner cannot step down", async () => {
-    const world = await seedWorkspace(api, db, "last");
-    const owner = await callerAs(api, { cookie: world.owner.cookie });
+    const world = await seedWorkspace(suite.api, suite.db, "last");
+    const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
     expect(
-      await outcome(
+      await codeOf(
         owner.members.setRole({
           workspaceId: world.workspaceId,
           userId: world.owner.id,
@@ -136,40 +114,42 @@ describe("members and roles", () => {
 
 describe("invitations", () => {
   it("are one-time: of many people accepting one link at once, exactly one joins", async () => {
-    const world = await seedWorkspace(api, db, "race");
+    const world = await seedWorkspace(suite.api, suite.db, "race");
     const people = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => createPerson(api, db, `racer${String(i)}`)),
+      Array.from({ length: 6 }, (_, i) => createPerson(suite.api, suite.db, `racer${String(i)}`)),
     );
-    const callers = await Promise.all(people.map((p) => callerAs(api, { cookie: p.cookie })));
+    const callers = await Promise.all(people.map((p) => callerAs(suite.api, { cookie: p.cookie })));
     const results = await Promise.all(
-      callers.map((caller) => outcome(caller.invitations.accept({ token: world.invitationToken }))),
+      callers.map((caller) => codeOf(caller.invitations.accept({ token: world.invitationToken }))),
     );
     expect(results.filter((r) => r === "answered")).toHaveLength(1);
     expect(results.filter((r) => r === "NOT_FOUND")).toHaveLength(5);
-    const joined = await db.membership.count({
+    const joined = await suite.db.membership.count({
       where: { workspaceId: world.workspaceId, userId: { in: people.map((p) => p.id) } },
     });
     expect(joined).toBe(1);
   });
 
   it("stop working when revoked or expired, and an existing member cannot use one", async () => {
-    const world = await seedWorkspace(api, db, "inv");
-    const owner = await callerAs(api, { cookie: world.owner.cookie });
-    const newcomer = await callerAs(api, { cookie: (await createPerson(api, db, "late")).cookie });
+    const world = await seedWorkspace(suite.api, suite.db, "inv");
+    const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
+    const newcomer = await callerAs(suite.api, {
+      cookie: (await createPerson(suite.api, suite.db, "late")).cookie,
+    });
     const revoked = await owner.invitations.create({
       workspaceId: world.workspaceId,
       role: "member",
     });
     await owner.invitations.revoke({ workspaceId: world.workspaceId, invitationId: revoked.id });
     expect(
-      await outcome(newcomer.invitations.accept({ token: revoked.url.split("/invite/")[1] ?? "" })),
+      await codeOf(newcomer.invitations.accept({ token: revoked.url.split("/invite/")[1] ?? "" })),
     ).toBe("NOT_FOUND");
-    const member = await callerAs(api, { cookie: world.member.cookie });
-    expect(await outcome(member.invitations.accept({ token: world.invitationToken }))).toBe(
+    const member = await callerAs(suite.api, { cookie: world.member.cookie });
+    expect(await codeOf(member.invitations.accept({ token: world.invitationToken }))).toBe(
       "CONFLICT",
     );
     // The refused acceptance left the link usable for someone else.
-    expect(await outcome(newcomer.invitations.accept({ token: world.invitationToken }))).toBe(
+    expect(await codeOf(newcomer.invitations.accept({ token: world.invitationToken }))).toBe(
       "answered",
     );
     const short = await owner.invitations.create({
@@ -177,18 +157,18 @@ describe("invitations", () => {
       role: "member",
       expiresInHours: 1,
     });
-    await db.invitation.update({
+    await suite.db.invitation.update({
       where: { id: short.id },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
     expect(
-      await outcome(newcomer.invitations.preview({ token: short.url.split("/invite/")[1] ?? "" })),
+      await codeOf(newcomer.invitations.preview({ token: short.url.split("/invite/")[1] ?? "" })),
     ).toBe("NOT_FOUND");
   });
 
   it("keep only the link's hash, and show the link once", async () => {
-    const world = await seedWorkspace(api, db, "hash");
-    const owner = await callerAs(api, { cookie: world.owner.cookie });
+    const world = await seedWorkspace(suite.api, suite.db, "hash");
+    const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
     const created = await owner.invitations.create({
       workspaceId: world.workspaceId,
       role: "admin",
@@ -196,7 +176,7 @@ describe("invitations", () => {
     const token = created.url.split("/invite/")[1] ?? "";
     expect(created.url).toBe(`http://127.0.0.1:3000/invite/${token}`);
     const listed = JSON.stringify(await owner.invitations.list({ workspaceId: world.workspaceId }));
-    const row = await db.invitation.findUniqueOrThrow({ where: { id: created.id } });
+    const row = await suite.db.invitation.findUniqueOrThrow({ where: { id: created.id } });
     expect(listed).not.toContain(token);
     expect(JSON.stringify(row)).not.toContain(token);
   });
@@ -204,8 +184,8 @@ describe("invitations", () => {
 
 describe("bad input", () => {
   it("names the field, answers BAD_REQUEST and writes nothing", async () => {
-    const world = await seedWorkspace(api, db, "bad");
-    const owner = await callerAs(api, { cookie: world.owner.cookie });
+    const world = await seedWorkspace(suite.api, suite.db, "bad");
+    const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
     const cases: [string, () => Promise<unknown>, string][] = [
       [
         "role",
@@ -247,7 +227,7 @@ describe("bad input", () => {
       ],
     ];
     for (const [label, run, field] of cases) {
-      const before = await rowHashes(db);
+      const before = await rowHashes(suite.db);
       const error = await run().then(
         () => undefined,
         (e: unknown) => e,
@@ -255,13 +235,13 @@ describe("bad input", () => {
       expect(error, label).toBeInstanceOf(TRPCError);
       expect((error as TRPCError).code, label).toBe("BAD_REQUEST");
       expect((error as TRPCError).message, label).toContain(`"${field}"`);
-      expect(await rowHashes(db), label).toEqual(before);
+      expect(await rowHashes(suite.db), label).toEqual(before);
     }
   });
 
   it("refuses a malformed email at sign-up with a message naming it", async () => {
-    const world = await seedWorkspace(api, db, "email");
-    const response = await api.handleAuth(
+    const world = await seedWorkspace(suite.api, suite.db, "email");
+    const response = await suite.api.handleAuth(
       new Request("http://127.0.0.1:3000/api/auth/sign-up/email", {
         method: "POST",
         headers: {
@@ -278,6 +258,6 @@ describe("bad input", () => {
     );
     expect(response.status).toBe(400);
     expect(((await response.json()) as { message: string }).message).toMatch(/email/i);
-    expect(await db.user.count({ where: { email: "not-an-email" } })).toBe(0);
+    expect(await suite.db.user.count({ where: { email: "not-an-email" } })).toBe(0);
   });
 });

@@ -1,29 +1,14 @@
-import { createDbClient, type DbClient } from "@berth/db";
-import { useTestDatabase } from "@berth/testkit";
-import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BerthApi } from "../src/index.ts";
-import { callerAs, createTestApi } from "./support/testApi.ts";
+import { describe, expect, it } from "vitest";
+import { codeOf, useApiSuite } from "./support/apiSuite.ts";
+import { callerAs } from "./support/testApi.ts";
 import { seedWorkspace } from "./support/world.ts";
 
-const database = useTestDatabase();
-let api: BerthApi;
-let db: DbClient;
-
-beforeAll(() => {
-  api = createTestApi(database.current.url);
-  db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
-});
-
-afterAll(async () => {
-  await db.$disconnect();
-  await api.close();
-});
+const suite = useApiSuite();
 
 describe("recovery actions, audited with the caller's identity", () => {
   it("start fresh by a signed-in owner, then restore a revision by an admin token", async () => {
-    const world = await seedWorkspace(api, db, "recover");
-    const owner = await callerAs(api, { cookie: world.owner.cookie });
+    const world = await seedWorkspace(suite.api, suite.db, "recover");
+    const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
     const fresh = await owner.recovery.startFresh({
       workspaceId: world.workspaceId,
       sessionId: world.sessionId,
@@ -34,10 +19,10 @@ describe("recovery actions, audited with the caller's identity", () => {
       selectedRevision: null,
     });
 
-    const token = await db.apiToken.findFirstOrThrow({
+    const token = await suite.db.apiToken.findFirstOrThrow({
       where: { workspaceId: world.workspaceId, role: "admin" },
     });
-    const asToken = await callerAs(api, { token: world.adminToken });
+    const asToken = await callerAs(suite.api, { token: world.adminToken });
     const restored = await asToken.recovery.restoreRevision({
       workspaceId: world.workspaceId,
       sessionId: world.sessionId,
@@ -56,15 +41,10 @@ describe("recovery actions, audited with the caller's identity", () => {
   });
 
   it("refuses to restore under a live box, and an unknown revision, changing nothing", async () => {
-    const world = await seedWorkspace(api, db, "live");
-    const owner = await callerAs(api, { cookie: world.owner.cookie });
-    const code = (promise: Promise<unknown>) =>
-      promise.then(
-        () => "answered",
-        (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
-      );
+    const world = await seedWorkspace(suite.api, suite.db, "live");
+    const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
     expect(
-      await code(
+      await codeOf(
         owner.recovery.restoreRevision({
           workspaceId: world.workspaceId,
           sessionId: world.sessionId,
@@ -72,15 +52,15 @@ describe("recovery actions, audited with the caller's identity", () => {
         }),
       ),
     ).toBe("NOT_FOUND");
-    await db.sandboxLease.updateMany({
+    await suite.db.sandboxLease.updateMany({
       where: { workspaceId: world.workspaceId },
       data: { liveness: "warm", instanceId: "box-1", restoreStatus: "ready" },
     });
-    const before = await db.sandboxLease.findFirstOrThrow({
+    const before = await suite.db.sandboxLease.findFirstOrThrow({
       where: { workspaceId: world.workspaceId },
     });
     expect(
-      await code(
+      await codeOf(
         owner.recovery.restoreRevision({
           workspaceId: world.workspaceId,
           sessionId: world.sessionId,
@@ -89,7 +69,7 @@ describe("recovery actions, audited with the caller's identity", () => {
       ),
     ).toBe("PRECONDITION_FAILED");
     expect(
-      await db.sandboxLease.findFirstOrThrow({ where: { workspaceId: world.workspaceId } }),
+      await suite.db.sandboxLease.findFirstOrThrow({ where: { workspaceId: world.workspaceId } }),
     ).toEqual(before);
   });
 });

@@ -1,8 +1,6 @@
-import { createDbClient, type DbClient } from "@berth/db";
-import { useTestDatabase } from "@berth/testkit";
-import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { invitationHeader, type BerthApi } from "../src/index.ts";
+import { describe, expect, it } from "vitest";
+import { codeOf, useApiSuite } from "./support/apiSuite.ts";
+import { invitationHeader } from "../src/index.ts";
 import {
   authRequest,
   callerAs,
@@ -12,48 +10,31 @@ import {
 } from "./support/testApi.ts";
 import { createPerson, rowHashes, seedWorkspace, type Person } from "./support/world.ts";
 
-const database = useTestDatabase();
-let api: BerthApi;
-let db: DbClient;
-
-beforeAll(() => {
-  api = createTestApi(database.current.url);
-  db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
-});
-
-afterAll(async () => {
-  await db.$disconnect();
-  await api.close();
-});
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  return promise.then(
-    () => "answered",
-    (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
-  );
-}
+const suite = useApiSuite();
 
 describe("sign-in", () => {
   it("stores an argon2id hash, and never shows it: not in sign-in, session or API answers", async () => {
-    const person = await createPerson(api, db, "hash");
-    const account = await db.authAccount.findFirstOrThrow({ where: { userId: person.id } });
+    const person = await createPerson(suite.api, suite.db, "hash");
+    const account = await suite.db.authAccount.findFirstOrThrow({ where: { userId: person.id } });
     expect(account.password).toMatch(/^\$argon2id\$/);
     expect(account.password).not.toContain(person.password);
 
     const signInBody = await (
-      await authRequest(api, {
+      await authRequest(suite.api, {
         path: "/sign-in/email",
         body: { email: person.email, password: person.password },
       })
     ).text();
     const sessionBody = await (
-      await api.handleAuth(
+      await suite.api.handleAuth(
         new Request("http://127.0.0.1:3000/api/auth/get-session", {
           headers: { cookie: person.cookie },
         }),
       )
     ).text();
-    const me = JSON.stringify(await (await callerAs(api, { cookie: person.cookie })).me.get());
+    const me = JSON.stringify(
+      await (await callerAs(suite.api, { cookie: person.cookie })).me.get(),
+    );
     for (const answer of [signInBody, sessionBody, me]) {
       expect(answer).toContain(person.email);
       expect(answer).not.toContain("$argon2");
@@ -62,8 +43,8 @@ describe("sign-in", () => {
   });
 
   it("sets an HttpOnly, SameSite=Lax cookie, Secure only when Berth is served over https", async () => {
-    const person = await createPerson(api, db, "cookie");
-    const plain = await authRequest(api, {
+    const person = await createPerson(suite.api, suite.db, "cookie");
+    const plain = await authRequest(suite.api, {
       path: "/sign-in/email",
       body: { email: person.email, password: person.password },
     });
@@ -74,7 +55,7 @@ describe("sign-in", () => {
     expect(plainCookie).toMatch(/SameSite=Lax/i);
     expect(plainCookie).not.toMatch(/Secure/i);
 
-    const httpsApi = createTestApi(database.current.url, {
+    const httpsApi = createTestApi(suite.databaseUrl, {
       env: { BERTH_PUBLIC_URL: "https://berth.example.test" },
     });
     try {
@@ -101,8 +82,8 @@ describe("sign-in", () => {
   });
 
   it("issues a new session id at sign-in even when the browser presents one (no fixation)", async () => {
-    const person = await createPerson(api, db, "fixation");
-    const again = await authRequest(api, {
+    const person = await createPerson(suite.api, suite.db, "fixation");
+    const again = await authRequest(suite.api, {
       path: "/sign-in/email",
       body: { email: person.email, password: person.password },
       headers: { cookie: person.cookie },
@@ -110,7 +91,7 @@ describe("sign-in", () => {
     const fresh = sessionCookie(again);
     expect(fresh).toBeDefined();
     expect(fresh).not.toBe(person.cookie);
-    const tokens = await db.authSession.findMany({
+    const tokens = await suite.db.authSession.findMany({
       where: { userId: person.id },
       select: { token: true },
     });
@@ -119,28 +100,28 @@ describe("sign-in", () => {
   });
 
   it("signs out: the cookie stops resolving at once", async () => {
-    const person = await createPerson(api, db, "signout");
-    expect((await (await callerAs(api, { cookie: person.cookie })).me.get()).user.email).toBe(
+    const person = await createPerson(suite.api, suite.db, "signout");
+    expect((await (await callerAs(suite.api, { cookie: person.cookie })).me.get()).user.email).toBe(
       person.email,
     );
-    const out = await authRequest(api, {
+    const out = await authRequest(suite.api, {
       path: "/sign-out",
       body: {},
       headers: { cookie: person.cookie },
     });
     expect(out.status).toBe(200);
-    expect(await refusal((await callerAs(api, { cookie: person.cookie })).me.get())).toBe(
+    expect(await codeOf((await callerAs(suite.api, { cookie: person.cookie })).me.get())).toBe(
       "UNAUTHORIZED",
     );
   });
 
   it("refuses a wrong password with 401 and the same message as an unknown email", async () => {
-    const person = await createPerson(api, db, "wrong");
-    const wrong = await authRequest(api, {
+    const person = await createPerson(suite.api, suite.db, "wrong");
+    const wrong = await authRequest(suite.api, {
       path: "/sign-in/email",
       body: { email: person.email, password: "not-the-password" },
     });
-    const unknown = await authRequest(api, {
+    const unknown = await authRequest(suite.api, {
       path: "/sign-in/email",
       body: { email: "nobody@example.test", password: "not-the-password" },
     });
@@ -154,7 +135,7 @@ describe("sign-in", () => {
 
 describe("sign-in throttling", () => {
   async function attempt(person: Person, password: string, address: string): Promise<number> {
-    const response = await authRequest(api, {
+    const response = await authRequest(suite.api, {
       path: "/sign-in/email",
       body: { email: person.email, password },
       headers: { "x-forwarded-for": address },
@@ -164,8 +145,8 @@ describe("sign-in throttling", () => {
 
   it("refuses a sixth attempt from one address within a minute, even with the right password", async () => {
     const [first, second] = await Promise.all([
-      createPerson(api, db, "t1"),
-      createPerson(api, db, "t2"),
+      createPerson(suite.api, suite.db, "t1"),
+      createPerson(suite.api, suite.db, "t2"),
     ]);
     const address = freshAddress();
     const statuses = [];
@@ -178,7 +159,7 @@ describe("sign-in throttling", () => {
   });
 
   it("refuses attempts on one account beyond the limit, whatever address each claims", async () => {
-    const person = await createPerson(api, db, "rotating");
+    const person = await createPerson(suite.api, suite.db, "rotating");
     const statuses = [];
     for (let i = 0; i < 4; i++)
       statuses.push(await attempt(person, "wrong-password", freshAddress()));
@@ -186,12 +167,12 @@ describe("sign-in throttling", () => {
     expect(statuses).toEqual([401, 401, 401, 401]);
     expect(await attempt(person, person.password, freshAddress())).toBe(429);
     // The counter names the account by hash only.
-    const keys = await db.authRateLimit.findMany({ select: { key: true } });
+    const keys = await suite.db.authRateLimit.findMany({ select: { key: true } });
     expect(keys.map((k) => k.key).join(" ")).not.toContain(person.email);
   });
 
   it("counts concurrent attempts from many connections exactly", async () => {
-    const person = await createPerson(api, db, "burst");
+    const person = await createPerson(suite.api, suite.db, "burst");
     const statuses = await Promise.all(
       Array.from({ length: 12 }, () => attempt(person, "wrong-password", freshAddress())),
     );
@@ -203,21 +184,21 @@ describe("sign-in throttling", () => {
 
 describe("sign-up", () => {
   it("needs a pending invitation: without one it is refused and writes nothing", async () => {
-    const before = await rowHashes(db);
-    const response = await authRequest(api, {
+    const before = await rowHashes(suite.db);
+    const response = await authRequest(suite.api, {
       path: "/sign-up/email",
       body: { email: "newcomer@example.test", name: "New", password: "long-enough-password" },
     });
     expect(response.status).toBe(403);
     expect(((await response.json()) as { message: string }).message).toMatch(/invitation/);
-    const after = await rowHashes(db);
+    const after = await rowHashes(suite.db);
     // Only the per-address throttling counter may move.
     expect({ ...after, auth_rate_limits: "" }).toEqual({ ...before, auth_rate_limits: "" });
   });
 
   it("with an invitation link: creates the account, which then joins with the invited role", async () => {
-    const world = await seedWorkspace(api, db, "signup");
-    const response = await authRequest(api, {
+    const world = await seedWorkspace(suite.api, suite.db, "signup");
+    const response = await authRequest(suite.api, {
       path: "/sign-up/email",
       body: { email: "invited@example.test", name: "Invited", password: "long-enough-password" },
       headers: { [invitationHeader]: world.invitationToken },
@@ -225,7 +206,7 @@ describe("sign-up", () => {
     expect(response.status).toBe(200);
     const cookie = sessionCookie(response);
     expect(cookie).toBeDefined();
-    const invited = await callerAs(api, { cookie: cookie ?? "" });
+    const invited = await callerAs(suite.api, { cookie: cookie ?? "" });
     expect(await invited.invitations.accept({ token: world.invitationToken })).toEqual({
       workspaceId: world.workspaceId,
       role: "member",
@@ -239,25 +220,25 @@ describe("sign-up", () => {
 
 describe("cross-site requests", () => {
   it("refuses a cookie-authenticated mutation without Berth's origin, writing nothing", async () => {
-    const person = await createPerson(api, db, "csrf");
+    const person = await createPerson(suite.api, suite.db, "csrf");
     for (const origin of [undefined, "https://evil.example"]) {
       const headers = new Headers({ cookie: person.cookie });
       if (origin !== undefined) headers.set("origin", origin);
-      const before = await rowHashes(db);
-      const caller = await callerAs(api, headers);
-      expect(await refusal(caller.workspaces.create({ slug: "csrf-target", name: "x" }))).toBe(
+      const before = await rowHashes(suite.db);
+      const caller = await callerAs(suite.api, headers);
+      expect(await codeOf(caller.workspaces.create({ slug: "csrf-target", name: "x" }))).toBe(
         "FORBIDDEN",
       );
-      expect(await rowHashes(db)).toEqual(before);
+      expect(await rowHashes(suite.db)).toEqual(before);
       // Reading is harmless and still works: the cookie is valid.
       expect((await caller.me.get()).user.email).toBe(person.email);
     }
   });
 
   it("accepts the same mutation from any loopback name of the one-machine default", async () => {
-    const person = await createPerson(api, db, "loopback");
+    const person = await createPerson(suite.api, suite.db, "loopback");
     const caller = await callerAs(
-      api,
+      suite.api,
       new Headers({ cookie: person.cookie, origin: "http://localhost:3000" }),
     );
     await expect(

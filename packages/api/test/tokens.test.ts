@@ -1,46 +1,27 @@
-import { createDbClient, type DbClient } from "@berth/db";
 import { ManualClock } from "@berth/sandbox/testing";
-import { useTestDatabase } from "@berth/testkit";
-import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BerthApi } from "../src/index.ts";
-import { callerAs, createTestApi } from "./support/testApi.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { codeOf, useApiSuite } from "./support/apiSuite.ts";
+import { callerAs } from "./support/testApi.ts";
 import { rowHashes, seedWorkspace, type SeededWorkspace } from "./support/world.ts";
 
-const database = useTestDatabase();
 const clock = new ManualClock(new Date("2030-01-01T00:00:00.000Z"));
-let api: BerthApi;
-let db: DbClient;
+const suite = useApiSuite({ clock });
 let world: SeededWorkspace;
 let other: SeededWorkspace;
 
 beforeAll(async () => {
-  api = createTestApi(database.current.url, { clock });
-  db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
   [world, other] = await Promise.all([
-    seedWorkspace(api, db, "tok"),
-    seedWorkspace(api, db, "other"),
+    seedWorkspace(suite.api, suite.db, "tok"),
+    seedWorkspace(suite.api, suite.db, "other"),
   ]);
 }, 60_000);
-
-afterAll(async () => {
-  await db.$disconnect();
-  await api.close();
-});
-
-async function outcome(promise: Promise<unknown>): Promise<string> {
-  return promise.then(
-    () => "answered",
-    (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
-  );
-}
 
 async function newToken(input: {
   cookie: string;
   role?: "member" | "admin" | "owner";
   expiresInDays?: number | null;
 }) {
-  const owner = await callerAs(api, { cookie: input.cookie });
+  const owner = await callerAs(suite.api, { cookie: input.cookie });
   return owner.tokens.create({
     workspaceId: world.workspaceId,
     name: "script",
@@ -52,70 +33,70 @@ async function newToken(input: {
 describe("API tokens", () => {
   it("act in their one workspace with their role, and record when they were last used", async () => {
     const created = await newToken({ cookie: world.owner.cookie, role: "admin" });
-    const asToken = await callerAs(api, { token: created.token });
+    const asToken = await callerAs(suite.api, { token: created.token });
     const me = await asToken.me.get();
     expect(me.via).toBe("token");
     expect(me.workspaces).toEqual([
       expect.objectContaining({ id: world.workspaceId, role: "admin" }),
     ]);
-    const row = await db.apiToken.findUniqueOrThrow({ where: { id: created.id } });
+    const row = await suite.db.apiToken.findUniqueOrThrow({ where: { id: created.id } });
     expect(row.lastUsedAt?.toISOString()).toBe((await clock.now()).toISOString());
   });
 
   it("are refused on the very next call after revocation", async () => {
     const created = await newToken({ cookie: world.member.cookie });
     expect(
-      await outcome(
-        (await callerAs(api, { token: created.token })).sessions.list({
+      await codeOf(
+        (await callerAs(suite.api, { token: created.token })).sessions.list({
           workspaceId: world.workspaceId,
         }),
       ),
     ).toBe("answered");
     await (
-      await callerAs(api, { cookie: world.member.cookie })
+      await callerAs(suite.api, { cookie: world.member.cookie })
     ).tokens.revoke({
       workspaceId: world.workspaceId,
       tokenId: created.id,
     });
-    expect(await outcome(callerAs(api, { token: created.token }))).toBe("UNAUTHORIZED");
+    expect(await codeOf(callerAs(suite.api, { token: created.token }))).toBe("UNAUTHORIZED");
   });
 
   it("are refused once expired, by the injected clock", async () => {
     const created = await newToken({ cookie: world.member.cookie, expiresInDays: 1 });
-    expect(await outcome(callerAs(api, { token: created.token }))).toBe("answered");
+    expect(await codeOf(callerAs(suite.api, { token: created.token }))).toBe("answered");
     clock.advance(86_400_000);
-    expect(await outcome(callerAs(api, { token: created.token }))).toBe("UNAUTHORIZED");
+    expect(await codeOf(callerAs(suite.api, { token: created.token }))).toBe("UNAUTHORIZED");
   });
 
   it("are refused when unknown", async () => {
-    expect(await outcome(callerAs(api, { token: "berth_tok_not-a-real-token" }))).toBe(
+    expect(await codeOf(callerAs(suite.api, { token: "berth_tok_not-a-real-token" }))).toBe(
       "UNAUTHORIZED",
     );
   });
 
   it("never carry more than their creator's role: a member cannot mint an admin token", async () => {
-    const before = await rowHashes(db);
-    expect(await outcome(newToken({ cookie: world.member.cookie, role: "admin" }))).toBe(
+    const before = await rowHashes(suite.db);
+    expect(await codeOf(newToken({ cookie: world.member.cookie, role: "admin" }))).toBe(
       "FORBIDDEN",
     );
-    expect(await rowHashes(db)).toEqual(before);
+    expect(await rowHashes(suite.db)).toEqual(before);
   });
 
   it("act with their user's current role when it drops below theirs", async () => {
     const created = await newToken({ cookie: world.owner.cookie, role: "admin" });
     const list = () =>
-      callerAs(api, { token: created.token }).then((c) =>
+      callerAs(suite.api, { token: created.token }).then((c) =>
         c.audit.list({ workspaceId: world.workspaceId }),
       );
-    expect(await outcome(list())).toBe("answered");
-    await db.membership.update({
+    expect(await codeOf(list())).toBe("answered");
+    await suite.db.membership.update({
       where: { workspaceId_userId: { workspaceId: world.workspaceId, userId: world.owner.id } },
       data: { role: "member" },
     });
     try {
-      expect(await outcome(list())).toBe("FORBIDDEN");
+      expect(await codeOf(list())).toBe("FORBIDDEN");
     } finally {
-      await db.membership.update({
+      await suite.db.membership.update({
         where: { workspaceId_userId: { workspaceId: world.workspaceId, userId: world.owner.id } },
         data: { role: "owner" },
       });
@@ -125,21 +106,21 @@ describe("API tokens", () => {
   it("stop when their user leaves the workspace", async () => {
     const created = await newToken({ cookie: world.spare.cookie });
     await (
-      await callerAs(api, { cookie: world.owner.cookie })
+      await callerAs(suite.api, { cookie: world.owner.cookie })
     ).members.remove({
       workspaceId: world.workspaceId,
       userId: world.spare.id,
     });
-    expect(await outcome(callerAs(api, { token: created.token }))).toBe("UNAUTHORIZED");
+    expect(await codeOf(callerAs(suite.api, { token: created.token }))).toBe("UNAUTHORIZED");
   });
 
   it("reach no other workspace, even one their user owns", async () => {
-    await db.membership.create({
+    await suite.db.membership.create({
       data: { workspaceId: other.workspaceId, userId: world.owner.id, role: "owner" },
     });
     const created = await newToken({ cookie: world.owner.cookie, role: "owner" });
-    const asToken = await callerAs(api, { token: created.token });
-    expect(await outcome(asToken.sessions.list({ workspaceId: other.workspaceId }))).toBe(
+    const asToken = await callerAs(suite.api, { token: created.token });
+    expect(await codeOf(asToken.sessions.list({ workspaceId: other.workspaceId }))).toBe(
       "NOT_FOUND",
     );
     expect((await asToken.me.get()).workspaces.map((w) => w.id)).toEqual([world.workspaceId]);
@@ -161,12 +142,12 @@ describe("API tokens", () => {
     try {
       const created = await newToken({ cookie: world.owner.cookie });
       expect(created.token).toMatch(/^berth_tok_[A-Za-z0-9_-]{43}$/);
-      const asOwner = await callerAs(api, { cookie: world.owner.cookie });
+      const asOwner = await callerAs(suite.api, { cookie: world.owner.cookie });
       await (
-        await callerAs(api, { token: created.token })
+        await callerAs(suite.api, { token: created.token })
       ).sessions.list({ workspaceId: world.workspaceId });
       await asOwner.tokens.revoke({ workspaceId: world.workspaceId, tokenId: created.id });
-      await outcome(callerAs(api, { token: created.token }));
+      await codeOf(callerAs(suite.api, { token: created.token }));
       const answers = JSON.stringify(
         [
           await asOwner.tokens.list({ workspaceId: world.workspaceId }),
@@ -175,7 +156,7 @@ describe("API tokens", () => {
         (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value),
       );
       expect(answers).toContain(created.id);
-      const dump = await db.$queryRaw<{ dump: string }[]>`
+      const dump = await suite.db.$queryRaw<{ dump: string }[]>`
         SELECT string_agg(t::text, ' ') AS dump FROM (
           SELECT row_to_json(a)::text AS t FROM api_tokens a
           UNION ALL SELECT row_to_json(e)::text FROM audit_events e) rows`;

@@ -1,38 +1,24 @@
 "use client";
 
-import { useState, type SubmitEvent } from "react";
 import { authClient } from "../auth/authClient.ts";
+import { authFailure, useAuthForm } from "../auth/useAuthForm.ts";
 import { formText } from "../lib/formText.ts";
+import { ErrorAlert } from "./errorAlert.tsx";
 
 /** Email + password sign-in; on success a full load of `next` (a path on this site). */
 export function SignInForm({ next }: { next: string }) {
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
-
-  async function submit(event: SubmitEvent<HTMLFormElement>): Promise<void> {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setPending(true);
-    setError(null);
+  const { error, pending, onSubmit } = useAuthForm(async (fields) => {
     const result = await authClient.signIn.email({
-      email: formText(form, "email"),
-      password: formText(form, "password"),
+      email: formText(fields, "email"),
+      password: formText(fields, "password"),
     });
-    if (result.error !== null) {
-      // The limiter's own text says nothing about when to come back; the window is a minute.
-      setError(
-        result.error.status === 429
-          ? "Too many attempts, wait a minute"
-          : (result.error.message ?? "Could not sign in."),
-      );
-      setPending(false);
-      return;
-    }
+    if (result.error !== null) return authFailure(result.error, "Could not sign in.");
     window.location.assign(next);
-  }
+    return null;
+  });
 
   return (
-    <form className="stack" onSubmit={(event) => void submit(event)}>
+    <form className="stack" onSubmit={onSubmit}>
       <label>
         Email
         <input name="email" type="email" autoComplete="username" required />
@@ -41,11 +27,7 @@ export function SignInForm({ next }: { next: string }) {
         Password
         <input name="password" type="password" autoComplete="current-password" required />
       </label>
-      {error === null ? null : (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       <button type="submit" disabled={pending}>
         Sign in
       </button>

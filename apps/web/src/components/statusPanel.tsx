@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../trpc/react.tsx";
+import { Section } from "./section.tsx";
 
 /** The status procedure's answer, as a list of facts. */
 export function StatusPanel() {
@@ -18,8 +19,7 @@ export function StatusPanel() {
   }
   const { data } = status;
   return (
-    <section aria-label="Status">
-      <h2>Status</h2>
+    <Section title="Status">
       <dl className="facts">
         <dt>Version</dt>
         <dd data-testid="version">{data.version}</dd>
@@ -44,6 +44,6 @@ export function StatusPanel() {
             : `${data.latestMigration.name} (applied ${data.latestMigration.appliedAt.toISOString()})`}
         </dd>
       </dl>
-    </section>
+    </Section>
   );
 }

@@ -1,27 +1,16 @@
 import { isArchiveComplete } from "@berth/sandbox/lease";
 import { idSchema } from "@berth/validators";
 import type { TRPCRouterRecord } from "@trpc/server";
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { sessionLeaseKey } from "../sessionScope.ts";
 import { memberProcedure } from "../trpc.ts";
 import type { RouterFixtures } from "../fixtures.ts";
 
 export const archivesRouter = {
   /** A session's workspace archives, newest first, with the lease's current selection. */
   list: memberProcedure.input(z.object({ sessionId: idSchema })).query(async ({ ctx, input }) => {
-    const session = await ctx.db.session.findFirst({
-      where: { id: input.sessionId, workspaceId: ctx.workspaceId },
-      select: { sandboxGroupId: true },
-    });
-    if (session === null)
-      throw new TRPCError({ code: "NOT_FOUND", message: "No such session in this workspace." });
     const lease = await ctx.db.sandboxLease.findUnique({
-      where: {
-        workspaceId_sandboxGroupId: {
-          workspaceId: ctx.workspaceId,
-          sandboxGroupId: session.sandboxGroupId,
-        },
-      },
+      where: await sessionLeaseKey(ctx, input.sessionId),
       select: {
         selectedRevision: true,
         archiveStatus: true,

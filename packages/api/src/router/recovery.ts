@@ -9,6 +9,7 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { RouterFixtures } from "../fixtures.ts";
+import { sessionLeaseKey } from "../sessionScope.ts";
 import { adminProcedure, type MemberContext } from "../trpc.ts";
 
 const sessionInput = z.object({ sessionId: idSchema });
@@ -16,29 +17,14 @@ const revisionSchema = z
   .string()
   .regex(/^[0-9a-f]{64}$/, "must be a sha256 revision (64 hex digits)");
 
-/** The lease of a session in the caller's workspace, found by the workspace in the query itself. */
+/** The lease of a session in the caller's workspace; NOT_FOUND if it has never had a box. */
 async function leaseOf(ctx: MemberContext, sessionId: string) {
-  const session = await ctx.db.session.findFirst({
-    where: { id: sessionId, workspaceId: ctx.workspaceId },
-    select: { sandboxGroupId: true },
+  const lease = await ctx.db.sandboxLease.findUnique({
+    where: await sessionLeaseKey(ctx, sessionId),
+    select: { id: true, epoch: true, instanceId: true },
   });
-  const lease =
-    session === null
-      ? null
-      : await ctx.db.sandboxLease.findUnique({
-          where: {
-            workspaceId_sandboxGroupId: {
-              workspaceId: ctx.workspaceId,
-              sandboxGroupId: session.sandboxGroupId,
-            },
-          },
-          select: { id: true, epoch: true, instanceId: true },
-        });
   if (lease === null)
-    throw new TRPCError({
-      code: "NOT_FOUND",
-      message: "No such session (with a box) in this workspace.",
-    });
+    throw new TRPCError({ code: "NOT_FOUND", message: "This session has no box to recover yet." });
   return lease;
 }
 

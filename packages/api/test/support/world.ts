@@ -112,19 +112,33 @@ export async function seedWorkspace(
   };
 }
 
+/** One md5 per table over its rows (those of one workspace, if given), in a stable order. */
+async function digestTables(
+  db: DbClient,
+  tables: readonly string[],
+  workspaceId?: string,
+): Promise<Record<string, string>> {
+  const hashes: Record<string, string> = {};
+  for (const name of tables) {
+    const where = workspaceId === undefined ? "" : " WHERE workspace_id = $1::uuid";
+    const rows = await db.$queryRawUnsafe<{ digest: string }[]>(
+      `SELECT md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) AS digest FROM "${name}" t${where}`,
+      ...(workspaceId === undefined ? [] : [workspaceId]),
+    );
+    hashes[name] = rows[0]?.digest ?? "";
+  }
+  return hashes;
+}
+
 /** A digest of every row of every table: equal digests mean nothing was written. */
 export async function rowHashes(db: DbClient): Promise<Record<string, string>> {
   const tables = await db.$queryRaw<{ name: string }[]>`
     SELECT table_name AS name FROM information_schema.tables
     WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`;
-  const hashes: Record<string, string> = {};
-  for (const { name } of tables) {
-    const rows = await db.$queryRawUnsafe<{ digest: string }[]>(
-      `SELECT md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) AS digest FROM "${name}" t`,
-    );
-    hashes[name] = rows[0]?.digest ?? "";
-  }
-  return hashes;
+  return digestTables(
+    db,
+    tables.map((t) => t.name),
+  );
 }
 
 /** A digest of one workspace's rows, in every table that has a workspace_id column. */
@@ -135,13 +149,9 @@ export async function workspaceRowHashes(
   const tables = await db.$queryRaw<{ name: string }[]>`
     SELECT table_name AS name FROM information_schema.columns
     WHERE table_schema = 'public' AND column_name = 'workspace_id' ORDER BY table_name`;
-  const hashes: Record<string, string> = {};
-  for (const { name } of tables) {
-    const rows = await db.$queryRawUnsafe<{ digest: string }[]>(
-      `SELECT md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) AS digest FROM "${name}" t WHERE workspace_id = $1::uuid`,
-      workspaceId,
-    );
-    hashes[name] = rows[0]?.digest ?? "";
-  }
-  return hashes;
+  return digestTables(
+    db,
+    tables.map((t) => t.name),
+    workspaceId,
+  );
 }

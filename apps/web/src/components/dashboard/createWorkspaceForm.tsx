@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 import { formText } from "../../lib/formText.ts";
+import { submitHandler } from "../../lib/submitHandler.ts";
 
 /** A first workspace for someone who has none; its creator becomes its owner. */
 export function CreateWorkspaceForm() {
@@ -23,11 +24,9 @@ export function CreateWorkspaceForm() {
     <form
       aria-label="Create a workspace"
       className="stack"
-      onSubmit={(event) => {
-        event.preventDefault();
-        const form = new FormData(event.currentTarget);
-        create.mutate({ slug: formText(form, "slug"), name: formText(form, "name") });
-      }}
+      onSubmit={submitHandler((fields) => {
+        create.mutate({ slug: formText(fields, "slug"), name: formText(fields, "name") });
+      })}
     >
       <h2>Create a workspace</h2>
       <label>

@@ -3,7 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { asRole, isAdmin, type Role } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
-import { ErrorAlert } from "../errorAlert.tsx";
+import { QueryTable } from "../queryTable.tsx";
+import { Section } from "../section.tsx";
 import { InvitePanel } from "./invitePanel.tsx";
 import { MemberControls } from "./memberControls.tsx";
 
@@ -25,47 +26,36 @@ export function MembersSection({
   const admin = isAdmin(role);
 
   return (
-    <section aria-label="Members">
-      <h2>Members</h2>
-      {members.isPending ? <p aria-busy="true">Loading members…</p> : null}
-      <ErrorAlert error={members.error} prefix="Could not load members" />
-      {members.data === undefined ? null : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              {admin ? <th scope="col">Manage</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {members.data.map((member) => (
-              <tr key={member.userId}>
-                <td>
-                  {member.user.email}
-                  {member.userId === myUserId ? " (you)" : ""}
-                </td>
-                <td>{member.user.name}</td>
-                {admin ? (
-                  <MemberControls
-                    workspaceId={workspaceId}
-                    myRole={role}
-                    member={{
-                      userId: member.userId,
-                      email: member.user.email,
-                      role: asRole(member.role),
-                    }}
-                  />
-                ) : (
-                  <td>{member.role}</td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+    <Section title="Members">
+      <QueryTable
+        query={members}
+        loading="Loading members…"
+        failure="Could not load members"
+        columns={["Email", "Name", "Role", admin && "Manage"]}
+        row={(member) => (
+          <tr key={member.userId}>
+            <td>
+              {member.user.email}
+              {member.userId === myUserId ? " (you)" : ""}
+            </td>
+            <td>{member.user.name}</td>
+            {admin ? (
+              <MemberControls
+                workspaceId={workspaceId}
+                myRole={role}
+                member={{
+                  userId: member.userId,
+                  email: member.user.email,
+                  role: asRole(member.role),
+                }}
+              />
+            ) : (
+              <td>{member.role}</td>
+            )}
+          </tr>
+        )}
+      />
       {admin ? <InvitePanel workspaceId={workspaceId} role={role} /> : null}
-    </section>
+    </Section>
   );
 }

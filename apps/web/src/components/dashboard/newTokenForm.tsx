@@ -2,10 +2,13 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { rolesUpTo, type Role } from "../../lib/roles.ts";
+import type { Role } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
+import { RoleSelect } from "../roleSelect.tsx";
+import { ShownOnce } from "../shownOnce.tsx";
 import { formText } from "../../lib/formText.ts";
+import { submitHandler } from "../../lib/submitHandler.ts";
 
 /** Lifetime in days from the form; empty means the token lives until revoked. */
 function lifetimeDays(value: string): number | null {
@@ -35,42 +38,23 @@ export function NewTokenForm({ workspaceId, role }: { workspaceId: string; role:
       <form
         aria-label="New API token"
         className="inline"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const form = event.currentTarget;
-          const data = new FormData(form);
+        onSubmit={submitHandler((fields, form) => {
           create.mutate(
             {
               workspaceId,
-              name: formText(data, "name"),
+              name: formText(fields, "name"),
               role: tokenRole,
-              expiresInDays: lifetimeDays(formText(data, "days")),
+              expiresInDays: lifetimeDays(formText(fields, "days")),
             },
             { onSuccess: () => form.reset() },
           );
-        }}
+        })}
       >
         <label>
           Name
           <input name="name" required maxLength={100} />
         </label>
-        <label>
-          Token role
-          <select
-            value={tokenRole}
-            onChange={(event) => {
-              setTokenRole(
-                rolesUpTo(role).find((candidate) => candidate === event.target.value) ?? "member",
-              );
-            }}
-          >
-            {rolesUpTo(role).map((candidate) => (
-              <option key={candidate} value={candidate}>
-                {candidate}
-              </option>
-            ))}
-          </select>
-        </label>
+        <RoleSelect label="Token role" ceiling={role} value={tokenRole} onChange={setTokenRole} />
         <label>
           Lifetime (days)
           <input
@@ -92,22 +76,9 @@ export function NewTokenForm({ workspaceId, role }: { workspaceId: string; role:
       </p>
       <ErrorAlert error={create.error} />
       {create.data === undefined ? null : (
-        <div className="once">
-          <label>
-            New token
-            <input
-              readOnly
-              value={create.data.token}
-              onFocus={(event) => {
-                event.currentTarget.select();
-              }}
-            />
-          </label>
-          <p className="note">
-            Copy it now: it will not be shown again. Send it as <code>Authorization: Bearer …</code>
-            .
-          </p>
-        </div>
+        <ShownOnce label="New token" value={create.data.token}>
+          Copy it now: it will not be shown again. Send it as <code>Authorization: Bearer …</code>.
+        </ShownOnce>
       )}
     </>
   );

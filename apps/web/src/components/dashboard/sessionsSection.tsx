@@ -4,7 +4,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { formatTime } from "../../lib/formatTime.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
+import { QueryTable } from "../queryTable.tsx";
+import { Section } from "../section.tsx";
 import { formText } from "../../lib/formText.ts";
+import { submitHandler } from "../../lib/submitHandler.ts";
 
 /** The workspace's agent sessions, newest first, and a form to start one. */
 export function SessionsSection({ workspaceId }: { workspaceId: string }) {
@@ -18,44 +21,31 @@ export function SessionsSection({ workspaceId }: { workspaceId: string }) {
   );
 
   return (
-    <section aria-label="Sessions">
-      <h2>Sessions</h2>
-      {sessions.isPending ? <p aria-busy="true">Loading sessions…</p> : null}
-      <ErrorAlert error={sessions.error} prefix="Could not load sessions" />
-      {sessions.data?.length === 0 ? <p className="note">No sessions yet.</p> : null}
-      {sessions.data !== undefined && sessions.data.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Backend</th>
-              <th scope="col">Box</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.data.map((session) => (
-              <tr key={session.id}>
-                <td>{session.title}</td>
-                <td>{session.backend}</td>
-                <td>{session.activeSandboxId === null ? "none yet" : "assigned"}</td>
-                <td>{formatTime(session.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+    <Section title="Sessions">
+      <QueryTable
+        query={sessions}
+        loading="Loading sessions…"
+        failure="Could not load sessions"
+        empty="No sessions yet."
+        columns={["Title", "Backend", "Box", "Created"]}
+        row={(session) => (
+          <tr key={session.id}>
+            <td>{session.title}</td>
+            <td>{session.backend}</td>
+            <td>{session.activeSandboxId === null ? "none yet" : "assigned"}</td>
+            <td>{formatTime(session.createdAt)}</td>
+          </tr>
+        )}
+      />
       <form
         aria-label="New session"
         className="inline"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const form = event.currentTarget;
+        onSubmit={submitHandler((fields, form) => {
           create.mutate(
-            { workspaceId, title: formText(new FormData(form), "title") },
+            { workspaceId, title: formText(fields, "title") },
             { onSuccess: () => form.reset() },
           );
-        }}
+        })}
       >
         <label>
           Title
@@ -66,6 +56,6 @@ export function SessionsSection({ workspaceId }: { workspaceId: string }) {
         </button>
       </form>
       <ErrorAlert error={create.error} />
-    </section>
+    </Section>
   );
 }

@@ -5,6 +5,8 @@ import { formatTime } from "../../lib/formatTime.ts";
 import { isAdmin, type Role } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
+import { QueryTable } from "../queryTable.tsx";
+import { Section } from "../section.tsx";
 import { NewTokenForm } from "./newTokenForm.tsx";
 
 /** API tokens for scripts and the CLI: a member sees their own, an admin every one here. */
@@ -24,55 +26,42 @@ export function TokensSection({ workspaceId, role }: { workspaceId: string; role
   const showOwner = isAdmin(role);
 
   return (
-    <section aria-label="API tokens">
-      <h2>API tokens</h2>
+    <Section title="API tokens">
       <NewTokenForm workspaceId={workspaceId} role={role} />
-      {tokens.isPending ? <p aria-busy="true">Loading tokens…</p> : null}
-      <ErrorAlert error={tokens.error} prefix="Could not load tokens" />
       <ErrorAlert error={revoke.error} />
-      {tokens.data?.length === 0 ? <p className="note">No tokens yet.</p> : null}
-      {tokens.data !== undefined && tokens.data.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              {showOwner ? <th scope="col">Owner</th> : null}
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col" />
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data.map((token) => (
-              <tr key={token.id}>
-                <td>{token.name}</td>
-                <td>{token.role}</td>
-                {showOwner ? <td>{token.user.email}</td> : null}
-                <td>{formatTime(token.lastUsedAt)}</td>
-                <td>{formatTime(token.expiresAt)}</td>
-                <td>
-                  {token.revokedAt === null ? (
-                    <button
-                      type="button"
-                      className="danger"
-                      aria-label={`Revoke ${token.name}`}
-                      disabled={revoke.isPending}
-                      onClick={() => {
-                        revoke.mutate({ workspaceId, tokenId: token.id });
-                      }}
-                    >
-                      Revoke
-                    </button>
-                  ) : (
-                    `revoked ${formatTime(token.revokedAt)}`
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-    </section>
+      <QueryTable
+        query={tokens}
+        loading="Loading tokens…"
+        failure="Could not load tokens"
+        empty="No tokens yet."
+        columns={["Name", "Role", showOwner && "Owner", "Last used", "Expires", ""]}
+        row={(token) => (
+          <tr key={token.id}>
+            <td>{token.name}</td>
+            <td>{token.role}</td>
+            {showOwner ? <td>{token.user.email}</td> : null}
+            <td>{formatTime(token.lastUsedAt)}</td>
+            <td>{formatTime(token.expiresAt)}</td>
+            <td>
+              {token.revokedAt === null ? (
+                <button
+                  type="button"
+                  className="danger"
+                  aria-label={`Revoke ${token.name}`}
+                  disabled={revoke.isPending}
+                  onClick={() => {
+                    revoke.mutate({ workspaceId, tokenId: token.id });
+                  }}
+                >
+                  Revoke
+                </button>
+              ) : (
+                `revoked ${formatTime(token.revokedAt)}`
+              )}
+            </td>
+          </tr>
+        )}
+      />
+    </Section>
   );
 }

@@ -1,11 +1,12 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { useState, type SubmitEvent } from "react";
 import { authClient, invitationHeader } from "../../auth/authClient.ts";
+import { authFailure, useAuthForm } from "../../auth/useAuthForm.ts";
 import { errorMessage } from "../../lib/errorMessage.ts";
-import { useTRPC } from "../../trpc/react.tsx";
 import { formText } from "../../lib/formText.ts";
+import { useTRPC } from "../../trpc/react.tsx";
+import { ErrorAlert } from "../errorAlert.tsx";
 
 /**
  * A new account for the holder of an invitation: sign-up (which the API allows only with a
@@ -14,41 +15,26 @@ import { formText } from "../../lib/formText.ts";
 export function SignUpForm({ token }: { token: string }) {
   const trpc = useTRPC();
   const accept = useMutation(trpc.invitations.accept.mutationOptions());
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
-
-  async function submit(event: SubmitEvent<HTMLFormElement>): Promise<void> {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setPending(true);
-    setError(null);
+  const { error, pending, onSubmit } = useAuthForm(async (fields) => {
     const signUp = await authClient.signUp.email({
-      name: formText(form, "name"),
-      email: formText(form, "email"),
-      password: formText(form, "password"),
+      name: formText(fields, "name"),
+      email: formText(fields, "email"),
+      password: formText(fields, "password"),
       fetchOptions: { headers: { [invitationHeader]: token } },
     });
-    if (signUp.error !== null) {
-      setError(
-        signUp.error.status === 429
-          ? "Too many attempts, wait a minute"
-          : (signUp.error.message ?? "Could not create the account."),
-      );
-      setPending(false);
-      return;
-    }
+    if (signUp.error !== null) return authFailure(signUp.error, "Could not create the account.");
     try {
       const { workspaceId } = await accept.mutateAsync({ token });
       window.location.assign(`/?workspace=${workspaceId}`);
+      return null;
     } catch (acceptError) {
       // The account exists and is signed in; reloading this page offers "Join" instead.
-      setError(`Your account was created, but joining failed: ${errorMessage(acceptError)}`);
-      setPending(false);
+      return `Your account was created, but joining failed: ${errorMessage(acceptError)}`;
     }
-  }
+  });
 
   return (
-    <form className="stack" aria-label="Create account" onSubmit={(event) => void submit(event)}>
+    <form className="stack" aria-label="Create account" onSubmit={onSubmit}>
       <label>
         Name
         <input name="name" autoComplete="name" required maxLength={100} />
@@ -68,11 +54,7 @@ export function SignUpForm({ token }: { token: string }) {
           maxLength={256}
         />
       </label>
-      {error === null ? null : (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       <button type="submit" disabled={pending}>
         Create account and join
       </button>

@@ -1,0 +1,52 @@
+import { createDbClient, type DbClient } from "@berth/db";
+import type { Clock } from "@berth/sandbox/clock";
+import { useTestDatabase } from "@berth/testkit";
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll } from "vitest";
+import type { BerthApi } from "../../src/index.ts";
+import { createTestApi } from "./testApi.ts";
+
+/**
+ * A test file's own database, the real API over it, and a db client for seeding and checking.
+ * The API's pool gives concurrent callers their own connections, so races below are real.
+ */
+export function useApiSuite(options: { clock?: Clock } = {}): {
+  readonly api: BerthApi;
+  readonly db: DbClient;
+  readonly databaseUrl: string;
+} {
+  const database = useTestDatabase();
+  let api: BerthApi | undefined;
+  let db: DbClient | undefined;
+  beforeAll(() => {
+    api = createTestApi(database.current.url, options);
+    db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
+  });
+  afterAll(async () => {
+    await db?.$disconnect();
+    await api?.close();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("useApiSuite: use it inside a test or hook");
+    return value;
+  };
+  return {
+    get api() {
+      return ready(api);
+    },
+    get db() {
+      return ready(db);
+    },
+    get databaseUrl() {
+      return database.current.url;
+    },
+  };
+}
+
+/** "answered", or the tRPC code a call was refused with. */
+export function codeOf(promise: Promise<unknown>): Promise<string> {
+  return promise.then(
+    () => "answered",
+    (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
+  );
+}
