@@ -41,7 +41,10 @@ export function createAuth(options: AuthOptions) {
     user: { modelName: "user" },
     session: { modelName: "authSession" },
     account: { modelName: "authAccount" },
-    verification: { modelName: "authVerification" },
+    // Verification values (e.g. reset tokens) are kept hashed. Session tokens are kept as
+    // better-auth keeps them, but a cookie carries the token with an HMAC under a key derived
+    // from BERTH_SECRET, so the table alone signs no one in.
+    verification: { modelName: "authVerification", storeIdentifier: "hashed" },
     emailAndPassword: {
       enabled: true,
       minPasswordLength: 8,
