@@ -34,3 +34,9 @@ export type {
   LocalIsolation,
 } from "./backends/local/index.ts";
 export { defaultBoxdEntry } from "./backends/local/boxdEntry.ts";
+export { BoxAccess } from "./services/boxAccess.ts";
+export type { BoxAccessOptions, BoxCall, BoxHandle } from "./services/boxAccess.ts";
+export { BoxServiceError, boxServiceErrorCodes } from "./services/boxServiceError.ts";
+export type { BoxServiceErrorCode } from "./services/boxServiceError.ts";
+export { RouteStep } from "./routing/routeStep.ts";
+export type { CallHolder, Route } from "./routing/routeStep.ts";

@@ -1,0 +1,106 @@
+import type { DbClientOrTx } from "@berth/db";
+import { AdmissionSystem } from "../lease/admissionSystem.ts";
+import type { LeaseResources } from "../lease/resources.ts";
+import type { LeaseSnapshot } from "../lease/snapshot.ts";
+import { BoxServiceError } from "../services/boxServiceError.ts";
+
+/** Where a session's operations go: its group box (null) or an enrolled machine, at an epoch. */
+export interface Route {
+  readonly activeSandboxId: string | null;
+  readonly activeEpoch: number;
+}
+
+/** The holder a call runs under, which a write admission checks is still there. */
+export interface CallHolder {
+  readonly kind: "direct" | "turn" | "process";
+  readonly id: string;
+}
+
+/**
+ * The routing step every box call goes through. It reads the session's pointer for this very
+ * operation (hot-swap may move it between two calls), and for a persistable write admits it
+ * before the box is reached — the admission checks epoch, instance, holder, route target and
+ * activeEpoch at once — and settles it after, whatever happened. Reads advance nothing.
+ */
+export class RouteStep {
+  readonly #db: DbClientOrTx;
+  readonly #admissions: AdmissionSystem;
+
+  constructor(resources: LeaseResources) {
+    this.#db = resources.db;
+    this.#admissions = new AdmissionSystem(resources);
+  }
+
+  async run<T>(
+    input: {
+      readonly lease: LeaseSnapshot;
+      readonly sessionId: string;
+      readonly holder: CallHolder;
+      readonly operation: { readonly name: string; readonly writes: boolean };
+    },
+    call: (route: Route) => Promise<T>,
+  ): Promise<T> {
+    const route = await this.#readRoute(input.lease.workspaceId, input.sessionId);
+    if (route.activeSandboxId !== null)
+      throw new BoxServiceError({
+        code: "route_unavailable",
+        message:
+          "This session points at an enrolled machine; routing to machines is not built yet.",
+        retryable: false,
+        epoch: input.lease.epoch,
+      });
+    if (!input.operation.writes) return call(route);
+    const instanceId = input.lease.instanceId;
+    if (instanceId === null) throw fenced(input.lease, "the box has no instance");
+    const admission = await this.#admissions.admit({
+      workspaceId: input.lease.workspaceId,
+      leaseId: input.lease.id,
+      sessionId: input.sessionId,
+      expectedEpoch: input.lease.epoch,
+      instanceId,
+      holderKind: input.holder.kind,
+      holderId: input.holder.id,
+      routeTargetId: route.activeSandboxId,
+      routeEpoch: route.activeEpoch,
+      operation: input.operation.name,
+    });
+    if (!admission.admitted) throw fenced(input.lease, admission.reason);
+    let outcome: "resolved" | "rejected" = "rejected";
+    try {
+      const result = await call(route);
+      outcome = "resolved";
+      return result;
+    } finally {
+      // A failed write settles too: an unsettled admission would block every archive after it.
+      await this.#admissions.settle({
+        workspaceId: input.lease.workspaceId,
+        admissionId: admission.admissionId,
+        outcome,
+      });
+    }
+  }
+
+  async #readRoute(workspaceId: string, sessionId: string): Promise<Route> {
+    const session = await this.#db.session.findFirst({
+      where: { id: sessionId, workspaceId },
+      select: { activeSandboxId: true, activeEpoch: true },
+    });
+    if (session === null)
+      throw new BoxServiceError({
+        code: "fenced",
+        message: "The session is gone.",
+        retryable: false,
+      });
+    return session;
+  }
+}
+
+function fenced(lease: LeaseSnapshot, reason: string): BoxServiceError {
+  return new BoxServiceError({
+    code: "fenced",
+    message: `The box moved on before this call reached it (${reason}); retry.`,
+    retryable: true,
+    epoch: lease.epoch,
+    detail: { reason },
+  });
+}

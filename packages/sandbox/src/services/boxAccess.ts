@@ -1,0 +1,249 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { BoxError, type BoxClient } from "@berth/box-protocol";
+import { LeaseSystem } from "../lease/leaseSystem.ts";
+import type { LeaseResources } from "../lease/resources.ts";
+import type { LeaseSnapshot } from "../lease/snapshot.ts";
+import { WarmingSystem } from "../lease/warmingSystem.ts";
+import { RouteStep } from "../routing/routeStep.ts";
+import { BackendError, type Backend } from "../spawner/backend.ts";
+import { SpawnError } from "../spawner/spawnError.ts";
+import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
+import { BoxServiceError } from "./boxServiceError.ts";
+
+/** One call on a session's box. */
+export interface BoxCall {
+  readonly workspaceId: string;
+  readonly sessionId: string;
+  /** Unique per request: the call's holder is `direct:<requestId>`. */
+  readonly requestId: string;
+  /** `writes`: a persistable change of the workspace, admitted before it reaches the box. */
+  readonly operation: { readonly name: string; readonly writes: boolean };
+}
+
+/** What the call's body receives: a client of the box, and the lease it runs under. */
+export interface BoxHandle {
+  readonly box: BoxClient;
+  readonly lease: LeaseSnapshot;
+}
+
+export interface BoxAccessOptions {
+  readonly resources: LeaseResources;
+  readonly backend: Backend;
+  readonly spawner: SpawnerSystem;
+  /** How often a waiting caller re-reads a lease someone else is warming or draining. */
+  readonly pollMs?: number;
+}
+
+/**
+ * Runs calls on a session's live box (the seed's channel A): an exact `direct:<requestId>`
+ * holder for the call's duration (touched every TTL/3 while it runs, released in `finally`); a
+ * cold box is spawned or rematerialized by the caller that wins the spawner role, and everyone
+ * else waits server-side for it, bounded by the warming timeout; then the routing step, then the
+ * box. A box found gone is marked lost once and answered `instance_lost`; nothing is replayed.
+ */
+export class BoxAccess {
+  readonly #resources: LeaseResources;
+  readonly #leases: LeaseSystem;
+  readonly #warming: WarmingSystem;
+  readonly #route: RouteStep;
+  readonly #backend: Backend;
+  readonly #spawner: SpawnerSystem;
+  readonly #pollMs: number;
+
+  constructor(options: BoxAccessOptions) {
+    this.#resources = options.resources;
+    this.#leases = new LeaseSystem(options.resources);
+    this.#warming = new WarmingSystem(options.resources);
+    this.#route = new RouteStep(options.resources);
+    this.#backend = options.backend;
+    this.#spawner = options.spawner;
+    this.#pollMs = options.pollMs ?? 100;
+  }
+
+  async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
+    const holder = { kind: "direct" as const, id: `direct:${call.requestId}` };
+    let lease = await this.#warmLease(call, holder.id);
+    const stopTouching = this.#keepTouching(lease, holder.id);
+    try {
+      const box = await this.#connect(lease);
+      return await this.#route.run(
+        { lease, sessionId: call.sessionId, holder, operation: call.operation },
+        async () => {
+          try {
+            return await body({ box, lease });
+          } catch (error) {
+            if (!isUnreachable(error)) throw error;
+            lease = await this.#confirmLossOrReport(lease, error);
+            throw error;
+          }
+        },
+      );
+    } finally {
+      stopTouching();
+      await this.#leases.release({
+        workspaceId: lease.workspaceId,
+        leaseId: lease.id,
+        kind: "direct",
+        holderId: holder.id,
+      });
+    }
+  }
+
+  /** Acquires the holder and returns the lease once warm: spawning it, or waiting for it. */
+  async #warmLease(call: BoxCall, holderId: string): Promise<LeaseSnapshot> {
+    const deadline = Date.now() + this.#resources.config.warmingTimeoutMs;
+    for (;;) {
+      const acquired = await this.#leases.acquire({
+        workspaceId: call.workspaceId,
+        sessionId: call.sessionId,
+        kind: "direct",
+        holderId,
+      });
+      switch (acquired.role) {
+        case "spawner":
+          return this.#establish(acquired.lease, holderId);
+        case "attached":
+        case "rearmed":
+          if (acquired.lease.liveness === "warm" && acquired.lease.instanceId !== null)
+            return acquired.lease;
+          break;
+        case "fenced":
+          break;
+        case "blocked":
+          await this.#releaseQuietly(acquired.lease, holderId);
+          throw new BoxServiceError({
+            code: "blocked",
+            message: `This session's workspace cannot be restored (restore ${acquired.lease.restoreStatus}, ${acquired.reason}): an admin must restore a revision or start fresh.`,
+            retryable: false,
+            epoch: acquired.lease.epoch,
+            detail: { restoreStatus: acquired.lease.restoreStatus, reason: acquired.reason },
+          });
+      }
+      // Someone else is warming or draining this box: wait for the lease to move, then re-acquire.
+      if (Date.now() > deadline) {
+        await this.#releaseQuietly(acquired.lease, holderId);
+        throw new BoxServiceError({
+          code: "wait_timeout",
+          message: "The box did not become ready within the warming timeout; retry.",
+          retryable: true,
+          epoch: acquired.lease.epoch,
+        });
+      }
+      await this.#waitForChange(acquired.lease);
+    }
+  }
+
+  async #establish(spawned: LeaseSnapshot, holderId: string): Promise<LeaseSnapshot> {
+    try {
+      return (await this.#spawner.establish(spawned)).lease;
+    } catch (error) {
+      await this.#releaseQuietly(spawned, holderId);
+      if (!(error instanceof SpawnError)) throw error;
+      throw new BoxServiceError({
+        code: error.code === "restore_blocked" ? "blocked" : "spawn_failed",
+        message: error.message,
+        retryable: error.code !== "restore_blocked" && error.code !== "archive_restore_unavailable",
+        epoch: error.lease?.epoch ?? spawned.epoch,
+        detail: { spawnCode: error.code, failureCode: error.failureCode ?? null },
+        cause: error,
+      });
+    }
+  }
+
+  async #waitForChange(seen: LeaseSnapshot): Promise<void> {
+    for (;;) {
+      await sleep(this.#pollMs);
+      const now = await this.#leases.readByGroup({
+        workspaceId: seen.workspaceId,
+        sandboxGroupId: seen.sandboxGroupId,
+      });
+      if (now === null || now.epoch !== seen.epoch || now.liveness !== seen.liveness) return;
+    }
+  }
+
+  /** A client of the lease's box; a box whose process died is resumed (its files are kept). */
+  async #connect(lease: LeaseSnapshot): Promise<BoxClient> {
+    const instanceId = lease.instanceId ?? "";
+    try {
+      return await this.#backend.connect(instanceId);
+    } catch (error) {
+      if (!(error instanceof BackendError)) throw error;
+      if (error.code === "not_found") throw await this.#markLost(lease, error);
+      if (error.code !== "unavailable") throw error;
+    }
+    try {
+      await this.#backend.resume(instanceId);
+      return await this.#backend.connect(instanceId);
+    } catch (error) {
+      if (error instanceof BackendError && error.code === "not_found")
+        throw await this.#markLost(lease, error);
+      throw new BoxServiceError({
+        code: "box_unavailable",
+        message: "The box is not answering and could not be resumed; retry shortly.",
+        retryable: true,
+        epoch: lease.epoch,
+        cause: error,
+      });
+    }
+  }
+
+  /** After a call found the box unreachable: gone (mark lost, once) or just not answering. */
+  async #confirmLossOrReport(lease: LeaseSnapshot, cause: unknown): Promise<never> {
+    try {
+      await this.#backend.connect(lease.instanceId ?? "");
+    } catch (error) {
+      if (error instanceof BackendError && error.code === "not_found")
+        throw await this.#markLost(lease, error);
+    }
+    throw new BoxServiceError({
+      code: "box_unavailable",
+      message:
+        "The box stopped answering during the call; it may have run it. Nothing was replayed.",
+      retryable: true,
+      epoch: lease.epoch,
+      cause,
+    });
+  }
+
+  async #markLost(lease: LeaseSnapshot, cause: unknown): Promise<BoxServiceError> {
+    // One caller's mark wins (a CAS on epoch and instance); every caller answers the same.
+    const marked = await this.#warming.markInstanceLost({
+      workspaceId: lease.workspaceId,
+      leaseId: lease.id,
+      expectedEpoch: lease.epoch,
+      instanceId: lease.instanceId ?? "",
+      actor: "box-services",
+    });
+    return new BoxServiceError({
+      code: "instance_lost",
+      message: "The box is gone; its loss is recorded and the next call brings the workspace back.",
+      retryable: true,
+      epoch: marked.lease?.epoch ?? lease.epoch,
+      detail: { marked: marked.outcome === "marked" },
+      cause,
+    });
+  }
+
+  /** Touches the call's holder every TTL/3, so a long call outlives the reaper's sweeps. */
+  #keepTouching(lease: LeaseSnapshot, holderId: string): () => void {
+    const every = Math.max(1_000, Math.floor(this.#resources.config.viewerTtlMs / 3));
+    const timer = setInterval(() => {
+      void this.#leases
+        .touch({ workspaceId: lease.workspaceId, leaseId: lease.id, kind: "direct", holderId })
+        .catch(() => undefined);
+    }, every);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  async #releaseQuietly(lease: LeaseSnapshot, holderId: string): Promise<void> {
+    await this.#leases
+      .release({ workspaceId: lease.workspaceId, leaseId: lease.id, kind: "direct", holderId })
+      .catch(() => undefined);
+  }
+}
+
+/** A failure that says nothing came back from the box: the network, not an answer. */
+function isUnreachable(error: unknown): boolean {
+  return error instanceof BoxError && error.code === "unavailable" && error.status === undefined;
+}

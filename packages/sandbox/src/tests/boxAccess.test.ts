@@ -1,0 +1,161 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
+import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
+import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
+import type { LocalBackend } from "../backends/local/localBackend.ts";
+import { BoxAccess, type BoxCall } from "../services/boxAccess.ts";
+import { BoxServiceError } from "../services/boxServiceError.ts";
+import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
+import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
+import { killBox, useLocalBackend } from "./spawnerFixture.ts";
+
+// Box services' access path over real Postgres, real boxd processes and real concurrency.
+
+const world = useLeaseWorld();
+const local = useLocalBackend();
+let backend: LocalBackend;
+
+beforeAll(() => {
+  backend = local.backend;
+});
+
+function accessFor(w: LeaseWorld) {
+  const resources = { db: w.db, clock: w.clock, config: w.config };
+  const store = new FilesystemArchiveStore({ root: join(local.dataDir, "archives") });
+  const restorer = new ArchiveRestorer({ db: w.db, store });
+  const spawner = new SpawnerSystem({ resources, backend, restorer, readinessTimeoutMs: 10_000 });
+  return {
+    access: new BoxAccess({ resources, backend, spawner, pollMs: 50 }),
+    archiver: new WorkspaceArchiver({ resources, backend, store }),
+  };
+}
+
+function call(s: SeededSession, name: string, writes: boolean): BoxCall {
+  return { ...s, requestId: crypto.randomUUID(), operation: { name, writes } };
+}
+
+async function boxesOf(leaseId: string) {
+  return (await backend.inventory()).filter((box) => box.metadata.leaseId === leaseId);
+}
+
+async function failure(promise: Promise<unknown>): Promise<BoxServiceError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof BoxServiceError))
+    throw new Error(`expected a BoxServiceError, got ${String(error)}`);
+  return error;
+}
+
+describe("box access", () => {
+  it("20 concurrent reads of a cold session all succeed on exactly one new box", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const { access } = accessFor(w);
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        access.run(call(s, "list", false), ({ box }) => box.list({ path: "." })),
+      ),
+    );
+    expect(reads).toHaveLength(20);
+    const lease = await w.leases.readByGroup(s);
+    // Every holder released: the box waits out its idle grace.
+    expect(lease).toMatchObject({ liveness: "draining", holderCount: 0 });
+    expect(await boxesOf(lease?.id ?? "")).toHaveLength(1);
+    expect(lease?.workspaceGeneration).toBe(0);
+  });
+
+  it("20 concurrent writes advance the generation exactly 20, every admission settled", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const { access } = accessFor(w);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        access.run(call(s, "write", true), ({ box }) =>
+          box.write({
+            path: `f${String(i)}.txt`,
+            content: `file ${String(i)}`,
+            expectedVersion: null,
+          }),
+        ),
+      ),
+    );
+    const lease = await w.leases.readByGroup(s);
+    expect(lease?.workspaceGeneration).toBe(20);
+    const admissions = await w.db.mutationAdmission.findMany({
+      where: { leaseId: lease?.id ?? "" },
+    });
+    expect(admissions).toHaveLength(20);
+    expect(admissions.every((a) => a.outcome === "resolved" && a.settledAt !== null)).toBe(true);
+    const listed = await access.run(call(s, "list", false), ({ box }) => box.list({ path: "." }));
+    expect(listed.entries.map((e) => e.name).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `f${String(i)}.txt`).sort(),
+    );
+  });
+
+  it("a box found gone is marked lost once, answered instance_lost, and the retry restores the archive", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const { access, archiver } = accessFor(w);
+    await access.run(call(s, "write", true), ({ box }) =>
+      box.write({ path: "kept.txt", content: "still here", expectedVersion: null }),
+    );
+    const warm = await w.leases.readByGroup(s);
+    if (warm === null) throw new Error("no lease");
+    expect((await archiver.capture(warm, { actor: "test" })).kind).toBe("published");
+    // The machine is gone: its process and its folder.
+    await killBox(warm.instanceId ?? "");
+    await rm(join(local.dataDir, "boxes", warm.instanceId ?? ""), { recursive: true, force: true });
+
+    const first = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        failure(access.run(call(s, "read", false), ({ box }) => box.read({ path: "kept.txt" }))),
+      ),
+    );
+    expect(first.map((e) => [e.code, e.retryable])).toEqual(Array(5).fill(["instance_lost", true]));
+    expect(first.filter((e) => e.detail.marked === true)).toHaveLength(1);
+    const losses = await w.db.leaseEvent.count({
+      where: { leaseId: warm.id, transition: { contains: "lost" } },
+    });
+    expect(losses).toBe(1);
+
+    const again = await access.run(call(s, "read", false), ({ box }) =>
+      box.read({ path: "kept.txt" }),
+    );
+    expect(again.content).toBe("still here");
+    const after = await w.leases.readByGroup(s);
+    expect(after?.instanceId).not.toBe(warm.instanceId);
+    expect(after?.restoreStatus).toBe("ready");
+  });
+
+  it("a blocked lease answers blocked with its restore status and epoch, creating nothing", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const { access } = accessFor(w);
+    await w.db.sandboxLease.create({
+      data: {
+        workspaceId: s.workspaceId,
+        sandboxGroupId: s.sandboxGroupId,
+        backend: "local",
+        expiresAt: new Date(),
+        epoch: 7,
+        restoreStatus: "unrecoverable",
+      },
+    });
+    const error = await failure(
+      access.run(call(s, "read", false), ({ box }) => box.list({ path: "." })),
+    );
+    expect([error.code, error.retryable, error.epoch, error.detail.restoreStatus]).toEqual([
+      "blocked",
+      false,
+      7,
+      "unrecoverable",
+    ]);
+    const lease = await w.leases.readByGroup(s);
+    expect(lease?.holderCount).toBe(0);
+    expect(await boxesOf(lease?.id ?? "")).toHaveLength(0);
+  });
+});
