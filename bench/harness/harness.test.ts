@@ -96,4 +96,16 @@ describe("pnpm bench", () => {
     expect(run.lastLine).toMatch(/^RESULT archives ratio=\d+(\.\d+)? goal=ratio<=1\.3 /);
     expect(run.lastLine).toMatch(/ capture_MBps=\d+(\.\d+)? restore_MBps=\d+(\.\d+)? /);
   });
+
+  it("runs the services benchmark in its short mode: calls through client, API and boxd, and a parseable RESULT", async () => {
+    const run = await bench(["services", "--short"]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.lastLine).toMatch(
+      /^RESULT services ratio=\d+(\.\d+)? goal=ratio<=1\.5 read_p50_ms=\d/,
+    );
+    expect(run.lastLine).toMatch(
+      / read_db_round_trips=\d+(\.\d+)? exec_db_round_trips=\d+(\.\d+)? runs=100$/,
+    );
+  });
 });

@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { redactDatabaseUrl } from "@berth/db";
 import { applyMigrations } from "@berth/db/migrate";
+import { defaultBoxdEntry } from "@berth/sandbox";
 import { formatEnvProblems } from "@berth/validators";
 import { pino } from "pino";
 import { readBuildInfo } from "./buildInfo.ts";
@@ -109,6 +110,7 @@ try {
     BERTH_ARCHIVE_DIR: env.archiveDir,
     BERTH_SECRET: secret,
     BERTH_PUBLIC_URL: publicUrl,
+    BERTH_BOXD_ENTRY: defaultBoxdEntry(),
     BERTH_VERSION: build.version,
     BERTH_GIT_REVISION: build.gitRevision,
     BERTH_LAUNCHER_PID: String(process.pid),

@@ -195,11 +195,40 @@ describe("the start command on the embedded database", () => {
     const launcher = startLauncher({ BERTH_DATA_DIR: boxesDir, PORT: String(await freePort()) });
     started.push(launcher);
     try {
-      await untilRunning(launcher);
-      const instanceId = /"instanceId":"([^"]+)","sessionId":"[^"]+","msg":"demo box warm"/.exec(
-        launcher.output(),
-      )?.[1];
+      const url = await untilRunning(launcher);
+      const [, instanceId, sessionId = ""] =
+        /"instanceId":"([^"]+)","sessionId":"([^"]+)","msg":"demo box warm"/.exec(
+          launcher.output(),
+        ) ?? [];
       expect(instanceId, launcher.output()).toMatch(/^box-/);
+
+      // The web server's box services reach the box the launcher holds (boxd's entry passed in).
+      const [, email = "", password = ""] =
+        /Sign in at \S+ as (\S+) with password (\S+)"/.exec(
+          await until(() => /Sign in at .*"/.exec(launcher.output())?.[0]),
+        ) ?? [];
+      const me = await signedInMe(url, { email, password });
+      const workspaceId = me.workspaces[0]?.id;
+      const mutate = (path: string, json: unknown) =>
+        fetch(new URL(path, url), {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: url, cookie: me.cookie },
+          body: JSON.stringify({ json }),
+        });
+      const wrote = await mutate("/api/trpc/fs.write", {
+        workspaceId,
+        sessionId,
+        path: "hello.txt",
+        content: "from the dashboard's server",
+      });
+      expect(wrote.status, await wrote.clone().text()).toBe(200);
+      const input = encodeURIComponent(
+        JSON.stringify({ json: { workspaceId, sessionId, path: "hello.txt" } }),
+      );
+      const read = await fetch(new URL(`/api/trpc/fs.read?input=${input}`, url), {
+        headers: { cookie: me.cookie },
+      });
+      expect(JSON.stringify(await read.json())).toContain("from the dashboard's server");
       launcher.child.kill("SIGTERM");
       expect(await launcher.exited).toBe(0);
 

@@ -1,5 +1,15 @@
 import { createDbClient, type DbClient } from "@berth/db";
+import { join, resolve } from "node:path";
+import {
+  ArchiveRestorer,
+  BoxAccess,
+  FilesystemArchiveStore,
+  leaseConfigFromEnv,
+  LocalBackend,
+  SpawnerSystem,
+} from "@berth/sandbox";
 import { DatabaseClock, type Clock } from "@berth/sandbox/clock";
+import { LeaseEventFeed, type LeaseEventFeedSettings } from "@berth/sandbox/events";
 import { TRPCError } from "@trpc/server";
 import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
@@ -28,9 +38,24 @@ export function trustedOrigins(publicUrl: string): string[] {
 }
 
 /** Builds the API from validated environment; the only place the API's db client is made. */
-export function createBerthApi(env: ApiEnv, options: { clock?: Clock } = {}): BerthApi {
+export function createBerthApi(
+  env: ApiEnv,
+  options: {
+    clock?: Clock;
+    boxes?: (db: DbClient, clock: Clock) => BoxAccess;
+    /** How live-event subscribers are woken (default: LISTEN on Postgres, polling on PGlite). */
+    leaseEvents?: LeaseEventFeedSettings;
+  } = {},
+): BerthApi {
   const db: DbClient = createDbClient({ connectionString: env.DATABASE_URL });
   const clock = options.clock ?? new DatabaseClock(db);
+  // One per API: its LISTEN connection (opened by the first subscriber) serves every subscriber.
+  const leaseEvents = new LeaseEventFeed({
+    db,
+    connectionString: env.DATABASE_URL,
+    ...options.leaseEvents,
+  });
+  const boxes = (options.boxes ?? localBoxes(env))(db, clock);
   const origins = trustedOrigins(env.BERTH_PUBLIC_URL);
   const auth = createAuth({
     db,
@@ -64,8 +89,35 @@ export function createBerthApi(env: ApiEnv, options: { clock?: Clock } = {}): Be
         publicUrl: env.BERTH_PUBLIC_URL,
         caller,
         sameOrigin: origin !== null && origins.includes(origin),
+        leaseEvents,
+        boxes,
       };
     },
-    close: () => db.$disconnect(),
+    async close() {
+      await leaseEvents.close();
+      await db.$disconnect();
+    },
+  };
+}
+
+/** Box services over the local backend in the data folder, restoring from the archive store. */
+function localBoxes(env: ApiEnv): (db: DbClient, clock: Clock) => BoxAccess {
+  return (db, clock) => {
+    const resources = { db, clock, config: leaseConfigFromEnv(env) };
+    const backend = new LocalBackend({
+      dataDir: resolve(env.BERTH_DATA_DIR),
+      secret: env.BERTH_SECRET,
+      isolation: "auto",
+      ...(env.BERTH_BOXD_ENTRY === undefined ? {} : { boxdEntry: env.BERTH_BOXD_ENTRY }),
+    });
+    const store = new FilesystemArchiveStore({
+      root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
+    });
+    const restorer = new ArchiveRestorer({ db, store });
+    return new BoxAccess({
+      resources,
+      backend,
+      spawner: new SpawnerSystem({ resources, backend, restorer }),
+    });
   };
 }

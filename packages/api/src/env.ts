@@ -1,8 +1,9 @@
 import { dbEnvSchema } from "@berth/db";
+import { sandboxEnvShape } from "@berth/sandbox";
 import { z } from "zod";
 
 /** What the API reads: the database, identity settings, and what the status page reports. */
-export const apiEnvSchema = dbEnvSchema.extend({
+export const apiEnvSchema = dbEnvSchema.extend(sandboxEnvShape).extend({
   BERTH_VERSION: z.string().min(1).default("unknown"),
   BERTH_GIT_REVISION: z.string().min(1).default("unknown"),
   /** The key every presented secret derives from (here: the sign-in cookie's signing key). */
@@ -14,6 +15,15 @@ export const apiEnvSchema = dbEnvSchema.extend({
     .transform((url) => url.replace(/\/+$/, "")),
   /** Who may create an account: anyone (`open`) or only holders of an invitation link. */
   BERTH_SIGNUP: z.enum(["open", "invitation"]).default("invitation"),
+  /** Berth's data folder: local boxes live in <dir>/boxes. */
+  BERTH_DATA_DIR: z.string().min(1).default(".data"),
+  /** The filesystem archive store (default <BERTH_DATA_DIR>/archives), to restore lost boxes. */
+  BERTH_ARCHIVE_DIR: z.string().min(1).optional(),
+  /**
+   * boxd's entry for local boxes. The launcher sets it: inside the web server's bundle the
+   * sandbox package cannot find the repository by its own path.
+   */
+  BERTH_BOXD_ENTRY: z.string().min(1).optional(),
   /** Sign-in attempts allowed per client address per minute. */
   BERTH_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1000).default(5),
 });

@@ -8,6 +8,8 @@ import type { TRPCRouterRecord } from "@trpc/server";
 export interface FixtureWorld {
   readonly workspaceId: string;
   readonly sessionId: string;
+  /** A session with no box yet: box procedures spawn one for it on first use. */
+  readonly boxSessionId: string;
   /** The revision of an available archive of the session's box, which is blocked (unrecoverable). */
   readonly archiveRevision: string;
   /** A plain member, whose role the admin may change. */
@@ -36,6 +38,11 @@ export interface ProcedureFixture {
    */
   readonly scope: "tenant" | "own" | "capability";
   input(world: FixtureWorld): unknown;
+  /**
+   * When even the rightful caller's call is answered by the box with this error code (the
+   * fixture names a terminal that does not exist): proof the call passed scoping and reached it.
+   */
+  readonly rightfulAnswer?: "terminal_not_found";
 }
 
 /** One fixture per procedure of a router record, checked by the compiler. */

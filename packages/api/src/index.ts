@@ -8,6 +8,8 @@ export { deriveSecret } from "./auth/secrets.ts";
 export { demoAdminCredentials, ensureDemoIdentity } from "./identity/demo.ts";
 export { createPasswordUser } from "./identity/passwordAccount.ts";
 export { apiEnvSchema } from "./env.ts";
+export { serveApi } from "./http/serveApi.ts";
+export type { ServedApi } from "./http/serveApi.ts";
 export type { ApiEnv } from "./env.ts";
 export { appRouter } from "./root.ts";
 export type { AppRouter } from "./root.ts";

@@ -1,7 +1,13 @@
 import type { RouterFixtures } from "./fixtures.ts";
 import { archivesFixtures, archivesRouter } from "./router/archives.ts";
 import { auditFixtures, auditRouter } from "./router/audit.ts";
+import { eventsFixtures, eventsRouter } from "./router/events.ts";
+import { execFixtures, execRouter } from "./router/exec.ts";
+import { fsFixtures, fsRouter } from "./router/fs.ts";
+import { gitFixtures, gitRouter } from "./router/git.ts";
+import { terminalFixtures, terminalRouter } from "./router/terminal.ts";
 import { invitationsFixtures, invitationsRouter } from "./router/invitations.ts";
+import { leasesFixtures, leasesRouter } from "./router/leases.ts";
 import { meFixtures, meRouter } from "./router/me.ts";
 import { recoveryFixtures, recoveryRouter } from "./router/recovery.ts";
 import { membersFixtures, membersRouter } from "./router/members.ts";
@@ -22,6 +28,12 @@ const routers = {
   sessions: sessionsRouter,
   archives: archivesRouter,
   recovery: recoveryRouter,
+  fs: fsRouter,
+  exec: execRouter,
+  git: gitRouter,
+  terminal: terminalRouter,
+  leases: leasesRouter,
+  events: eventsRouter,
 };
 
 export const appRouter = createTRPCRouter(routers);
@@ -42,4 +54,10 @@ export const appRouterFixtures: {
   sessions: sessionsFixtures,
   archives: archivesFixtures,
   recovery: recoveryFixtures,
+  fs: fsFixtures,
+  exec: execFixtures,
+  git: gitFixtures,
+  terminal: terminalFixtures,
+  leases: leasesFixtures,
+  events: eventsFixtures,
 };

@@ -1,11 +1,14 @@
 import type { DbClient, MembershipRole } from "@berth/db";
+import type { BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
+import type { LeaseEventFeed } from "@berth/sandbox/events";
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import type { BerthAuth } from "./auth/betterAuth.ts";
 import type { Caller } from "./auth/caller.ts";
 import { roleAtLeast } from "./auth/roles.ts";
+import { mapDomainError, type BerthErrorData } from "./errors/errorTable.ts";
 import { workspaceIdInput } from "./inputs.ts";
 
 /** Facts about this process that procedures report; fixed at start. */
@@ -26,6 +29,10 @@ export interface ApiContext {
   readonly caller: Caller;
   /** Whether a cookie-authenticated mutation came from one of Berth's own pages. */
   readonly sameOrigin: boolean;
+  /** Calls on sessions' live boxes. */
+  readonly boxes: BoxAccess;
+  /** The process's one live lease-event feed (one LISTEN connection for every subscriber). */
+  readonly leaseEvents: LeaseEventFeed;
 }
 
 /** Who an audit row names for this caller. */
@@ -36,29 +43,80 @@ export interface AuditActor {
 
 const t = initTRPC.context<ApiContext>().create({
   transformer: superjson,
+  // Never a stack trace to a client, whatever NODE_ENV says.
+  isDev: false,
   errorFormatter({ shape, error }) {
     return {
       ...shape,
+      message:
+        error.code === "INTERNAL_SERVER_ERROR" && !isBerthCause(error.cause)
+          ? "Internal error; it was logged."
+          : shape.message,
       data: {
         ...shape.data,
         zodError: error.cause instanceof ZodError ? z.flattenError(error.cause) : null,
+        berth: berthDataOf(error),
       },
     };
   },
 });
 
+/** Every Berth error reaches clients as `data.berth`: a domain error's own, or one from its code. */
+function berthDataOf(error: TRPCError): BerthErrorData {
+  if (error.cause instanceof BerthErrorCause) return error.cause.data;
+  return { code: error.code.toLowerCase(), retryable: error.code === "TOO_MANY_REQUESTS" };
+}
+
+function isBerthCause(cause: unknown): boolean {
+  return cause instanceof BerthErrorCause;
+}
+
+/** Carries a mapped domain error's `data.berth` from the middleware to the formatter. */
+class BerthErrorCause extends Error {
+  constructor(
+    readonly data: BerthErrorData,
+    options: { cause: unknown },
+  ) {
+    super(data.code, options);
+  }
+}
+
+/**
+ * The API edge: a typed domain error thrown below becomes its mapped tRPC error here, once, for
+ * every procedure (the table is errors/errorTable.ts).
+ */
+const baseProcedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const mapped = toTRPCError(result.error.cause);
+  if (mapped instanceof TRPCError && mapped.cause instanceof BerthErrorCause) throw mapped;
+  return result;
+});
+
+/** A thrown value as the API answers it: a typed domain error mapped by the one table. */
+export function toTRPCError(error: unknown): unknown {
+  if (error instanceof TRPCError) return error;
+  const mapped = mapDomainError(error);
+  if (mapped === undefined) return error;
+  return new TRPCError({
+    code: mapped.trpc,
+    message: mapped.message,
+    cause: new BerthErrorCause(mapped.berth, { cause: error }),
+  });
+}
+
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Open to anyone. */
-export const publicProcedure = t.procedure;
+export const publicProcedure = baseProcedure;
 
 /**
  * A signed-in person or a token. Cookies are ambient credentials, so a cookie-authenticated
  * mutation must come from Berth's own origin (CSRF); a bearer token is never sent by a browser
  * on its own and needs no such check.
  */
-export const authedProcedure = t.procedure.use(({ ctx, type, next }) => {
+export const authedProcedure = baseProcedure.use(({ ctx, type, next }) => {
   const caller = ctx.caller;
   if (caller.kind === "anonymous")
     throw new TRPCError({

@@ -46,7 +46,9 @@ function requireFixture(path: string): ProcedureFixture {
   return fixture;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; code: string; message: string };
+type Outcome =
+  | { ok: true; value: unknown }
+  | { ok: false; code: string; message: string; berth: string | undefined };
 
 /** Calls one procedure by path, with a context built from the credential's request headers. */
 async function call(path: string, credential: Credential, input: unknown): Promise<Outcome> {
@@ -58,11 +60,27 @@ async function call(path: string, credential: Credential, input: unknown): Promi
     const [routerName = "", procedureName = ""] = path.split(".");
     const procedure = caller[routerName]?.[procedureName];
     if (procedure === undefined) throw new Error(`no procedure ${path}`);
-    return { ok: true, value: await procedure(input) };
+    const value = await procedure(input);
+    // A subscription answers with a stream: its first event (or error) is the answer.
+    if (isAsyncIterable(value)) {
+      for await (const first of value) return { ok: true, value: first };
+    }
+    return { ok: true, value };
   } catch (error) {
-    if (error instanceof TRPCError) return { ok: false, code: error.code, message: error.message };
+    if (error instanceof TRPCError)
+      return { ok: false, code: error.code, message: error.message, berth: berthCodeOf(error) };
     throw error;
   }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
+
+/** The `data.berth.code` a mapped domain error carries to clients. */
+function berthCodeOf(error: TRPCError): string | undefined {
+  const cause = error.cause as { data?: { code?: unknown } } | undefined;
+  return typeof cause?.data?.code === "string" ? cause.data.code : undefined;
 }
 
 /** Calls, and proves the call wrote nothing anywhere. */
@@ -197,6 +215,10 @@ describe("every fixture is a valid call for someone entitled to it", () => {
         ? { cookie: outsider.owner.cookie }
         : { cookie: victim.owner.cookie };
     const outcome = await call(path, credential, fixture.input(victim));
+    if (fixture.rightfulAnswer !== undefined) {
+      expect(outcome.ok ? "answered" : outcome.berth).toBe(fixture.rightfulAnswer);
+      return;
+    }
     expect(outcome.ok, outcome.ok ? "" : `${outcome.code}: ${outcome.message}`).toBe(true);
   });
 });

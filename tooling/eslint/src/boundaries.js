@@ -73,16 +73,17 @@ const P = {
       "apps/web reaches data and sandboxes through @berth/api (shared shapes: @berth/validators), never directly.",
   },
   apiSandboxEntry: {
-    // The two light entries keep the web server's bundle free of the backends (child processes,
+    // The light entries keep the web server's bundle free of the backends (child processes,
     // bubblewrap) that the root entry brings.
     group: [
       "@berth/sandbox/*",
       "!@berth/sandbox/testing",
       "!@berth/sandbox/clock",
       "!@berth/sandbox/lease",
+      "!@berth/sandbox/events",
     ],
     message:
-      "packages/api uses @berth/sandbox through its root entry or the light entries ./clock and ./lease only: export what you need from there.",
+      "packages/api uses @berth/sandbox through its root entry or the light entries ./clock, ./lease and ./events only: export what you need from there.",
   },
   dbNoBerth: {
     group: ["@berth/*"],

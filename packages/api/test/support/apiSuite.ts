@@ -1,10 +1,14 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createDbClient, type DbClient } from "@berth/db";
+import { LocalBackend } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
 import { useTestDatabase } from "@berth/testkit";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll } from "vitest";
 import type { BerthApi } from "../../src/index.ts";
-import { createTestApi } from "./testApi.ts";
+import { createTestApi, testSecret } from "./testApi.ts";
 
 /**
  * A test file's own database, the real API over it, and a db client for seeding and checking.
@@ -18,13 +22,16 @@ export function useApiSuite(options: { clock?: Clock } = {}): {
   const database = useTestDatabase();
   let api: BerthApi | undefined;
   let db: DbClient | undefined;
-  beforeAll(() => {
-    api = createTestApi(database.current.url, options);
+  let dataDir: string | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "berth-api-"));
+    api = createTestApi(database.current.url, { ...options, dataDir });
     db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
   });
   afterAll(async () => {
     await db?.$disconnect();
     await api?.close();
+    if (dataDir !== undefined) await removeBoxes(dataDir);
   });
   const ready = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error("useApiSuite: use it inside a test or hook");
@@ -41,6 +48,13 @@ export function useApiSuite(options: { clock?: Clock } = {}): {
       return database.current.url;
     },
   };
+}
+
+/** Stops every box a suite started (boxes outlive their API by design) and removes their folder. */
+async function removeBoxes(dataDir: string): Promise<void> {
+  const backend = new LocalBackend({ dataDir, secret: testSecret, isolation: "auto" });
+  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
+  await rm(dataDir, { recursive: true, force: true });
 }
 
 /** "answered", or the tRPC code a call was refused with. */

@@ -1,4 +1,6 @@
 import { randomInt } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Clock } from "@berth/sandbox/clock";
 import { apiEnvSchema, createBerthApi, type BerthApi } from "../../src/index.ts";
 import { createCallerFactory } from "../../src/trpc.ts";
@@ -6,15 +8,19 @@ import { createCallerFactory } from "../../src/trpc.ts";
 export const testSecret = "test-secret-test-secret-test-secret-0123";
 export const publicUrl = "http://127.0.0.1:3000";
 
-/** The real API over a test database, as the web process builds it. */
+/**
+ * The real API over a test database, as the web process builds it: local boxes (real boxd)
+ * in `dataDir`, which the caller removes (see useApiSuite).
+ */
 export function createTestApi(
   databaseUrl: string,
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {},
 ): BerthApi {
   const env = apiEnvSchema.parse({
     DATABASE_URL: databaseUrl,
     BERTH_SECRET: testSecret,
     BERTH_PUBLIC_URL: publicUrl,
+    BERTH_DATA_DIR: options.dataDir ?? join(tmpdir(), "berth-api-test-unused"),
     ...options.env,
   });
   return createBerthApi(env, options.clock === undefined ? {} : { clock: options.clock });

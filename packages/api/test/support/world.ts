@@ -57,6 +57,7 @@ export async function seedWorkspace(
   });
   const workspaceId = workspace.id;
   const session = await asOwner.sessions.create({ workspaceId, title: `${label} session` });
+  const boxSession = await asOwner.sessions.create({ workspaceId, title: `${label} box` });
   const archiveRevision = "a".repeat(64);
   const lease = await db.sandboxLease.create({
     data: {
@@ -98,6 +99,7 @@ export async function seedWorkspace(
   return {
     workspaceId,
     sessionId: session.id,
+    boxSessionId: boxSession.id,
     archiveRevision,
     memberUserId: member.id,
     spareUserId: spare.id,

@@ -53,3 +53,5 @@ export type {
   StartFreshInput,
   StoredArchive,
 } from "./recoverySystem.ts";
+export { ProcessHolders } from "./processHolders.ts";
+export type { CloseProcessInput, OpenProcessInput } from "./processHolders.ts";

@@ -125,5 +125,7 @@ export function isArchiveComplete(lease: {
   archiveGeneration: number | null;
   workspaceGeneration: number;
 }): boolean {
-  return lease.archiveStatus === "available" && lease.archiveGeneration === lease.workspaceGeneration;
+  return (
+    lease.archiveStatus === "available" && lease.archiveGeneration === lease.workspaceGeneration
+  );
 }

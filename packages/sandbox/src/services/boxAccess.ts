@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
+import { ProcessHolders } from "../lease/processHolders.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
@@ -46,6 +47,7 @@ export class BoxAccess {
   readonly #leases: LeaseSystem;
   readonly #warming: WarmingSystem;
   readonly #route: RouteStep;
+  readonly #processes: ProcessHolders;
   readonly #backend: Backend;
   readonly #spawner: SpawnerSystem;
   readonly #pollMs: number;
@@ -55,6 +57,7 @@ export class BoxAccess {
     this.#leases = new LeaseSystem(options.resources);
     this.#warming = new WarmingSystem(options.resources);
     this.#route = new RouteStep(options.resources);
+    this.#processes = new ProcessHolders(options.resources);
     this.#backend = options.backend;
     this.#spawner = options.spawner;
     this.#pollMs = options.pollMs ?? 100;
@@ -87,6 +90,37 @@ export class BoxAccess {
         holderId: holder.id,
       });
     }
+  }
+
+  /**
+   * Makes a process the call started in its box (an open terminal) a holder of the lease, under
+   * the call's exact epoch and instance: the box stays warm while the process runs.
+   */
+  async holdProcess(
+    handle: BoxHandle,
+    input: { sessionId: string; holderId: string },
+  ): Promise<void> {
+    const { lease } = handle;
+    const held = await this.#processes.open({
+      workspaceId: lease.workspaceId,
+      leaseId: lease.id,
+      expectedEpoch: lease.epoch,
+      instanceId: lease.instanceId ?? "",
+      holderId: input.holderId,
+      subjectId: input.sessionId,
+    });
+    if (held.outcome === "lost")
+      throw new BoxServiceError({
+        code: "fenced",
+        message: `The box moved on before its process could hold it (${held.reason}); retry.`,
+        retryable: true,
+        epoch: held.lease?.epoch ?? lease.epoch,
+      });
+  }
+
+  /** The process ended: its hold goes (the last holder starts the idle grace). */
+  async releaseProcess(lease: LeaseSnapshot, holderId: string): Promise<boolean> {
+    return this.#processes.close({ workspaceId: lease.workspaceId, leaseId: lease.id, holderId });
   }
 
   /** Acquires the holder and returns the lease once warm: spawning it, or waiting for it. */

@@ -113,7 +113,13 @@ async function spawnDetached(
   const info =
     options.isolation === "bubblewrap" ? await open(layout.bwrapInfoFile, "w", 0o600) : undefined;
   try {
-    const launch = { cwd: layout.workspace, env, detached: true } as const;
+    // A box gets exactly this env; apps whose ambient types demand NODE_ENV in every env
+    // (Next.js) would refuse the literal's type, though nothing reads NODE_ENV in a box.
+    const launch = {
+      cwd: layout.workspace,
+      env: env as unknown as NodeJS.ProcessEnv,
+      detached: true,
+    } as const;
     const child =
       info === undefined
         ? spawn(argv[0] ?? process.execPath, argv.slice(1), {

@@ -1,0 +1,43 @@
+import { randomUUID } from "node:crypto";
+import type { BoxClient } from "@berth/box-protocol";
+import type { BoxHandle } from "@berth/sandbox";
+import { idSchema } from "@berth/validators";
+import { z } from "zod";
+import type { MemberContext } from "./trpc.ts";
+
+/** Every box procedure names the session whose box it runs on. */
+export const sessionInput = z.object({ sessionId: idSchema });
+
+/**
+ * Runs one operation on a session of the caller's workspace, through box services (holder,
+ * spawn or wait, routing step, admission for writes). The session is looked up with the
+ * caller's workspace in the lease SQL itself: another workspace's session is NOT_FOUND.
+ */
+export function onBox<I extends { workspaceId: string; sessionId: string }, T>(
+  ctx: MemberContext,
+  call: { input: I; name: string; writes: boolean },
+  body: (
+    box: BoxClient,
+    request: Omit<I, "workspaceId" | "sessionId">,
+    handle: BoxHandle,
+  ) => Promise<T>,
+): Promise<T> {
+  return ctx.boxes.run(
+    {
+      workspaceId: ctx.workspaceId,
+      sessionId: call.input.sessionId,
+      requestId: randomUUID(),
+      operation: { name: call.name, writes: call.writes },
+    },
+    (handle) => body(handle.box, boxRequest(call.input), handle),
+  );
+}
+
+/** What boxd is asked: the procedure's input without the scope it was routed by. */
+function boxRequest<I extends { workspaceId: string; sessionId: string }>(
+  input: I,
+): Omit<I, "workspaceId" | "sessionId"> {
+  return Object.fromEntries(
+    Object.entries(input).filter(([key]) => key !== "workspaceId" && key !== "sessionId"),
+  ) as Omit<I, "workspaceId" | "sessionId">;
+}

@@ -1,0 +1,97 @@
+import { BoxError, type BoxErrorCode } from "@berth/box-protocol";
+import { BoxServiceError, LeaseError, SpawnError, type BoxServiceErrorCode } from "@berth/sandbox";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
+
+/** What every error carries to clients in `data.berth`. */
+export interface BerthErrorData {
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly epoch?: number;
+}
+
+/** A domain error as the API answers it. */
+export interface MappedError {
+  readonly trpc: TRPC_ERROR_CODE_KEY;
+  readonly message: string;
+  readonly berth: BerthErrorData;
+}
+
+const boxServiceCodes: Record<BoxServiceErrorCode, TRPC_ERROR_CODE_KEY> = {
+  blocked: "CONFLICT",
+  fenced: "CONFLICT",
+  instance_lost: "CONFLICT",
+  box_unavailable: "SERVICE_UNAVAILABLE",
+  spawn_failed: "SERVICE_UNAVAILABLE",
+  wait_timeout: "TIMEOUT",
+  route_unavailable: "PRECONDITION_FAILED",
+};
+
+const boxCodes: Record<BoxErrorCode, TRPC_ERROR_CODE_KEY> = {
+  unauthorized: "INTERNAL_SERVER_ERROR",
+  invalid_request: "BAD_REQUEST",
+  invalid_name: "BAD_REQUEST",
+  outside_workspace: "FORBIDDEN",
+  permission_denied: "FORBIDDEN",
+  not_found: "NOT_FOUND",
+  terminal_not_found: "NOT_FOUND",
+  already_exists: "CONFLICT",
+  not_empty: "CONFLICT",
+  wrong_type: "BAD_REQUEST",
+  version_conflict: "CONFLICT",
+  too_large: "PAYLOAD_TOO_LARGE",
+  git_failed: "UNPROCESSABLE_CONTENT",
+  invalid_archive: "BAD_REQUEST",
+  timeout: "TIMEOUT",
+  unavailable: "SERVICE_UNAVAILABLE",
+  internal: "INTERNAL_SERVER_ERROR",
+};
+
+/**
+ * The one table from Berth's typed errors to tRPC codes. Anything else is an internal error
+ * whose message (and stack) never reaches a client.
+ */
+export function mapDomainError(error: unknown): MappedError | undefined {
+  if (error instanceof BoxServiceError)
+    return {
+      trpc: boxServiceCodes[error.code],
+      message: error.message,
+      berth: {
+        code: error.code,
+        retryable: error.retryable,
+        ...(error.epoch === undefined ? {} : { epoch: error.epoch }),
+      },
+    };
+  if (error instanceof BoxError)
+    return {
+      trpc: boxCodes[error.code],
+      // boxd's own token problem is Berth's fault, not the caller's: say nothing of it.
+      message:
+        error.code === "unauthorized" ? "The box refused Berth's credentials." : error.message,
+      berth: {
+        code: error.code,
+        retryable: error.code === "timeout" || error.code === "unavailable",
+      },
+    };
+  if (error instanceof LeaseError)
+    return {
+      trpc:
+        error.code === "invalid_input"
+          ? "BAD_REQUEST"
+          : error.code === "session_not_found"
+            ? "NOT_FOUND"
+            : "CONFLICT",
+      message: error.message,
+      berth: {
+        code: error.code,
+        retryable: false,
+        ...(error.lease === null ? {} : { epoch: error.lease.epoch }),
+      },
+    };
+  if (error instanceof SpawnError)
+    return {
+      trpc: "SERVICE_UNAVAILABLE",
+      message: error.message,
+      berth: { code: error.code, retryable: error.code !== "restore_blocked" },
+    };
+  return undefined;
+}

@@ -1,0 +1,65 @@
+import type { LeaseFeedItem } from "@berth/sandbox/events";
+import { idSchema } from "@berth/validators";
+import { tracked, type TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import type { RouterFixtures } from "../fixtures.ts";
+import { sessionLeaseKey } from "../sessionScope.ts";
+import { memberProcedure } from "../trpc.ts";
+import { eventIdSchema } from "./leases.ts";
+
+// Live updates over SSE. Every item comes from Postgres rows (read by id cursor, woken by
+// LISTEN/NOTIFY or polling: @berth/sandbox/events), so any web replica serves any subscriber
+// and a reconnecting client resumes with the last id it saw, from whichever replica it reaches.
+
+/**
+ * A lease event is tracked (its id is the SSE event id, so the client's `lastEventId` resumes
+ * after it); a generations item is a snapshot of the lease's current generations (sent first,
+ * then on every change), untracked because a reconnect simply receives the current one again.
+ */
+async function* sessionStream(items: AsyncIterable<LeaseFeedItem>) {
+  for await (const item of items) {
+    switch (item.kind) {
+      case "event": {
+        const { event } = item;
+        yield tracked(String(event.id), { kind: "event" as const, ...event });
+        break;
+      }
+      case "generations":
+        yield {
+          kind: "generations" as const,
+          workspaceGeneration: item.workspaceGeneration,
+          archiveGeneration: item.archiveGeneration,
+        };
+        break;
+    }
+  }
+}
+
+export const eventsRouter = {
+  /**
+   * A session's lease changes after `lastEventId` (without one: from now on; read history with
+   * leases.timeline and pass its last id to miss nothing). Membership and the session are
+   * checked when the subscription starts; it ends when the client disconnects.
+   */
+  session: memberProcedure
+    .input(z.object({ sessionId: idSchema, lastEventId: eventIdSchema.nullish() }))
+    .subscription(async ({ ctx, input, signal }) => {
+      const key = await sessionLeaseKey(ctx, input.sessionId);
+      return sessionStream(
+        ctx.leaseEvents.follow({
+          ...key.workspaceId_sandboxGroupId,
+          afterId: input.lastEventId ?? null,
+          // A server-side caller has no connection to lose: it ends the iteration itself.
+          signal: signal ?? new AbortController().signal,
+        }),
+      );
+    }),
+} satisfies TRPCRouterRecord;
+
+export const eventsFixtures: RouterFixtures<typeof eventsRouter> = {
+  session: {
+    access: "member",
+    scope: "tenant",
+    input: (w) => ({ workspaceId: w.workspaceId, sessionId: w.sessionId }),
+  },
+};

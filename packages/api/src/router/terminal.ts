@@ -1,0 +1,180 @@
+import {
+  openTerminalRequestSchema,
+  terminalIdRequestSchema,
+  terminalInputRequestSchema,
+  terminalResizeRequestSchema,
+  type TerminalEvent,
+} from "@berth/box-protocol";
+import { randomUUID } from "node:crypto";
+import { tracked, type TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { onBox, sessionInput } from "../boxCall.ts";
+import type { RouterFixtures } from "../fixtures.ts";
+import { memberProcedure, toTRPCError } from "../trpc.ts";
+
+/** The lease holder an open terminal is: it keeps the box warm until the terminal ends. */
+function terminalHolder(id: string): string {
+  return `terminal:${id}`;
+}
+
+export const terminalRouter = {
+  /** Opens a shell in the box; it holds the box (a `process` holder) until closed or exited. */
+  open: memberProcedure
+    .input(sessionInput.extend(openTerminalRequestSchema.shape))
+    .mutation(({ ctx, input }) =>
+      onBox(ctx, { input, name: "terminal.open", writes: false }, async (box, request, handle) => {
+        const terminal = await box.openTerminal(request);
+        try {
+          await ctx.boxes.holdProcess(handle, {
+            sessionId: input.sessionId,
+            holderId: terminalHolder(terminal.id),
+          });
+        } catch (error) {
+          await box.closeTerminal({ id: terminal.id }).catch(() => undefined);
+          throw error;
+        }
+        return { ...terminal, epoch: handle.lease.epoch };
+      }),
+    ),
+  /** Keystrokes: what a shell runs may change the workspace, so input is admitted as a write. */
+  write: memberProcedure
+    .input(sessionInput.extend(terminalInputRequestSchema.shape))
+    .mutation(({ ctx, input }) =>
+      onBox(ctx, { input, name: "terminal.write", writes: true }, (box, request) =>
+        box.writeTerminal(request),
+      ),
+    ),
+  resize: memberProcedure
+    .input(sessionInput.extend(terminalResizeRequestSchema.shape))
+    .mutation(({ ctx, input }) =>
+      onBox(ctx, { input, name: "terminal.resize", writes: false }, (box, request) =>
+        box.resizeTerminal(request),
+      ),
+    ),
+  close: memberProcedure
+    .input(sessionInput.extend(terminalIdRequestSchema.shape))
+    .mutation(({ ctx, input }) =>
+      onBox(ctx, { input, name: "terminal.close", writes: false }, async (box, request, handle) => {
+        const closed = await box.closeTerminal(request);
+        await ctx.boxes.releaseProcess(handle.lease, terminalHolder(request.id));
+        return closed;
+      }),
+    ),
+  /**
+   * The terminal's output as server-sent events, each tracked by its sequence number: a client
+   * that reconnects with its last event id receives exactly what it missed (or a `gap` event
+   * when the box's replay buffer no longer holds it). Ends with the terminal's `exit`.
+   */
+  output: memberProcedure
+    .input(
+      sessionInput.extend({
+        id: terminalIdRequestSchema.shape.id,
+        lastEventId: z.string().regex(/^\d+$/).nullish(),
+      }),
+    )
+    .subscription(async function* ({ ctx, input, signal }) {
+      const queue = new EventQueue();
+      const since = Number(input.lastEventId ?? "0");
+      const attached = onBox(
+        ctx,
+        { input, name: "terminal.output", writes: false },
+        async (box, _request, handle) => {
+          const connection = await box.attachTerminal({
+            id: input.id,
+            since,
+            onEvent: (event) => {
+              queue.push(event);
+            },
+          });
+          const stop = () => {
+            void connection.close();
+          };
+          signal?.addEventListener("abort", stop, { once: true });
+          await connection.closed;
+          signal?.removeEventListener("abort", stop);
+          if (queue.sawExit) await ctx.boxes.releaseProcess(handle.lease, terminalHolder(input.id));
+        },
+      ).finally(() => {
+        queue.end();
+      });
+      let lastSeq = since;
+      try {
+        for await (const event of queue) {
+          if (event.type === "output") lastSeq = event.seq;
+          if (event.type === "gap") lastSeq = event.toSeq;
+          yield tracked(String(lastSeq), event);
+          if (event.type === "exit") break;
+        }
+        await attached;
+      } catch (error) {
+        // A stream's errors arrive after the procedure's middleware returned: mapped here.
+        throw toTRPCError(error);
+      }
+    }),
+} satisfies TRPCRouterRecord;
+
+/** Events from the box's callback, handed to the subscription's loop in order. */
+class EventQueue implements AsyncIterable<TerminalEvent> {
+  readonly #items: TerminalEvent[] = [];
+  #wake: (() => void) | undefined;
+  #ended = false;
+  sawExit = false;
+
+  push(event: TerminalEvent): void {
+    if (event.type === "exit") this.sawExit = true;
+    this.#items.push(event);
+    this.#wake?.();
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<TerminalEvent> {
+    for (;;) {
+      const next = this.#items.shift();
+      if (next !== undefined) {
+        yield next;
+        continue;
+      }
+      if (this.#ended) return;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = undefined;
+    }
+  }
+}
+
+function on(w: { workspaceId: string; boxSessionId: string }) {
+  return { workspaceId: w.workspaceId, sessionId: w.boxSessionId };
+}
+
+// The matrix opens no real terminal for the others to act on: their ids name none, so the
+// rightful caller's box answers terminal_not_found (test/terminal.test.ts runs real terminals).
+export const terminalFixtures: RouterFixtures<typeof terminalRouter> = {
+  open: { access: "member", scope: "tenant", input: (w) => on(w) },
+  write: {
+    access: "member",
+    scope: "tenant",
+    rightfulAnswer: "terminal_not_found",
+    input: (w) => ({ ...on(w), id: randomUUID(), data: "ls\n" }),
+  },
+  resize: {
+    access: "member",
+    scope: "tenant",
+    rightfulAnswer: "terminal_not_found",
+    input: (w) => ({ ...on(w), id: randomUUID(), cols: 100, rows: 30 }),
+  },
+  close: {
+    access: "member",
+    scope: "tenant",
+    rightfulAnswer: "terminal_not_found",
+    input: (w) => ({ ...on(w), id: randomUUID() }),
+  },
+  output: {
+    access: "member",
+    scope: "tenant",
+    rightfulAnswer: "terminal_not_found",
+    input: (w) => ({ ...on(w), id: randomUUID() }),
+  },
+};

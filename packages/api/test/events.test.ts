@@ -1,0 +1,276 @@
+import { DatabaseClock } from "@berth/sandbox/clock";
+import type { LeaseEventFeedSettings } from "@berth/sandbox/events";
+import { defaultLeaseConfig, WarmingSystem } from "@berth/sandbox/lease";
+import {
+  createTRPCClient,
+  httpBatchLink,
+  httpSubscriptionLink,
+  splitLink,
+  type TRPCClientError,
+} from "@trpc/client";
+import { EventSource } from "eventsource";
+import superjson from "superjson";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  apiEnvSchema,
+  createBerthApi,
+  serveApi,
+  type AppRouter,
+  type BerthApi,
+} from "../src/index.ts";
+import { useApiSuite } from "./support/apiSuite.ts";
+import { callerAs, publicUrl, testSecret } from "./support/testApi.ts";
+import { seedWorkspace, type SeededWorkspace } from "./support/world.ts";
+
+// Live updates across replicas, over real HTTP and SSE: separate API instances (each with its
+// own db pool and its own LISTEN connection) serve one database; a change made through one
+// reaches a subscriber of another only through Postgres. Replica A waits a minute between
+// polls, so an event it delivers within seconds came by NOTIFY.
+
+const suite = useApiSuite();
+let world: SeededWorkspace;
+let outsider: SeededWorkspace;
+const servers: Served[] = [];
+let replicaA: Served;
+let replicaB: Served;
+let pollingReplica: Served;
+
+interface Served {
+  readonly api: BerthApi;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** One more API instance over the suite's database, as another web replica builds it. */
+function replica(leaseEvents: LeaseEventFeedSettings): BerthApi {
+  const env = apiEnvSchema.parse({
+    DATABASE_URL: suite.databaseUrl,
+    BERTH_SECRET: testSecret,
+    BERTH_PUBLIC_URL: publicUrl,
+  });
+  return createBerthApi(env, { leaseEvents });
+}
+
+/** Serves `api` as the web server does, on a loopback port; closed (with its API) after all. */
+async function serve(api: BerthApi): Promise<Served> {
+  const http = await serveApi(api);
+  const served: Served = {
+    api,
+    url: `${http.url}/api/trpc`,
+    async close() {
+      await http.close();
+      await api.close();
+    },
+  };
+  servers.push(served);
+  return served;
+}
+
+/** A typed client of one replica, authenticated by bearer token on both links. */
+function clientOf(served: Served, token: string) {
+  const authorization = `Bearer ${token}`;
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        true: httpSubscriptionLink({
+          url: served.url,
+          transformer: superjson,
+          EventSource,
+          // EventSource has no header option; eventsource@4 lets us wrap its fetch instead.
+          eventSourceOptions: {
+            fetch: (url, init) =>
+              fetch(url, { ...init, headers: { ...init.headers, authorization } }),
+          },
+        }),
+        false: httpBatchLink({
+          url: served.url,
+          transformer: superjson,
+          headers: { authorization },
+        }),
+      }),
+    ],
+  });
+}
+
+type Client = ReturnType<typeof clientOf>;
+type Received = {
+  /** The SSE event id (a tracked event's), and the row id it names, carried as a bigint. */
+  id?: string;
+  rowId?: bigint;
+  kind: string;
+  transition?: string;
+  workspaceGeneration?: number;
+};
+
+/** Subscribes to a session's events and records what arrives; `until` waits for a condition. */
+function subscribe(client: Client, input: { sessionId: string; lastEventId?: string }) {
+  const received: Received[] = [];
+  const errors: TRPCClientError<AppRouter>[] = [];
+  let changed = (): void => undefined;
+  const subscription = client.events.session.subscribe(
+    { workspaceId: world.workspaceId, ...input },
+    {
+      onData(item) {
+        if ("data" in item) received.push({ ...item.data, id: item.id, rowId: item.data.id });
+        else received.push(item);
+        changed();
+      },
+      onError(error) {
+        errors.push(error);
+        changed();
+      },
+    },
+  );
+  return {
+    received,
+    errors,
+    unsubscribe: () => subscription.unsubscribe(),
+    events: () => received.filter((item) => item.kind === "event"),
+    async until(test: () => boolean, timeoutMs = 5_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!test()) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`timed out with ${JSON.stringify({ received, errors })}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          changed = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    },
+  };
+}
+
+/** What a runtime does after `spawner`: the box is created and published warm (epoch + 1). */
+async function commitWarm(leaseId: string, epoch: number): Promise<void> {
+  const warming = new WarmingSystem({
+    db: suite.db,
+    clock: new DatabaseClock(suite.db),
+    config: defaultLeaseConfig,
+  });
+  const fence = { workspaceId: world.workspaceId, leaseId, expectedEpoch: epoch };
+  await warming.recordAllocation({ ...fence, allocationId: "alloc-1" });
+  await warming.recordCreated({ ...fence, allocationId: "alloc-1", instanceId: "box-1" });
+  await warming.commitWarm({ ...fence, instanceId: "box-1" });
+}
+
+/** A session of the world with a warm lease held by one turn, `agent`. */
+async function warmSession(via: Client): Promise<{ sessionId: string }> {
+  const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
+  const session = await owner.sessions.create({ workspaceId: world.workspaceId, title: "live" });
+  const on = { workspaceId: world.workspaceId, sessionId: session.id };
+  const spawned = await via.leases.acquireTurn.mutate({ ...on, turnId: "agent" });
+  await commitWarm(spawned.leaseId, spawned.epoch);
+  return { sessionId: session.id };
+}
+
+/** Subscribers replica A's feed still serves (its watches leave when clients disconnect). */
+async function subscribersOfA(): Promise<number> {
+  const ctx = await replicaA.api.createContext({ headers: new Headers() });
+  return ctx.leaseEvents.subscribers;
+}
+
+beforeAll(async () => {
+  [world, outsider] = await Promise.all([
+    seedWorkspace(suite.api, suite.db, "events"),
+    seedWorkspace(suite.api, suite.db, "eavesdropper"),
+  ]);
+  [replicaA, replicaB, pollingReplica] = await Promise.all([
+    serve(replica({ mode: "listen", pollIntervalMs: 60_000 })),
+    serve(replica({})),
+    serve(replica({ mode: "poll", pollIntervalMs: 100 })),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(servers.map((served) => served.close()));
+});
+
+describe("events.session over SSE, across replicas", () => {
+  it("delivers a change made through B to a subscriber of A, then resumes after the last id", async () => {
+    const onA = clientOf(replicaA, world.adminToken);
+    const onB = clientOf(replicaB, world.adminToken);
+    const { sessionId } = await warmSession(onB);
+    const on = { workspaceId: world.workspaceId, sessionId };
+
+    const live = subscribe(onA, { sessionId });
+    // The baseline generations item: A has read the lease, so what follows is news to it.
+    await live.until(() => live.received.some((item) => item.kind === "generations"));
+    expect(live.events()).toEqual([]);
+
+    expect(await onB.leases.releaseTurn.mutate({ ...on, turnId: "agent" })).toEqual({
+      released: true,
+    });
+    await live.until(() => live.events().length === 1);
+    const [drain] = live.events();
+    expect(drain).toMatchObject({ transition: "drain", kind: "event" });
+    expect(drain?.rowId).toBe(BigInt(drain?.id ?? -1));
+    await onB.leases.acquireTurn.mutate({ ...on, turnId: "next" });
+    await live.until(() => live.events().length === 2);
+    expect(live.events().map((e) => e.transition)).toEqual(["drain", "rearm"]);
+    const lastSeen = live.events()[1]?.id;
+    if (lastSeen === undefined) throw new Error("events carry their id");
+
+    live.unsubscribe();
+    await expect.poll(subscribersOfA, { timeout: 5_000 }).toBe(0);
+
+    // While no one listens: two more changes.
+    await onB.leases.releaseTurn.mutate({ ...on, turnId: "next" });
+    await onB.leases.acquireTurn.mutate({ ...on, turnId: "third" });
+
+    // Resume on either replica with the last id seen: exactly the later events, in order.
+    for (const served of [replicaA, replicaB]) {
+      const resumed = subscribe(clientOf(served, world.adminToken), {
+        sessionId,
+        lastEventId: lastSeen,
+      });
+      await resumed.until(() => resumed.events().length === 2);
+      expect(resumed.events().map((e) => e.transition)).toEqual(["drain", "rearm"]);
+      expect(resumed.events().every((e) => BigInt(e.id ?? 0) > BigInt(lastSeen))).toBe(true);
+      resumed.unsubscribe();
+    }
+  });
+
+  it("reports a session's first lease to a subscriber that came before it", async () => {
+    const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
+    const session = await owner.sessions.create({ workspaceId: world.workspaceId, title: "new" });
+    const live = subscribe(clientOf(replicaA, world.adminToken), { sessionId: session.id });
+    await expect.poll(subscribersOfA, { timeout: 5_000 }).toBe(1);
+    const onB = clientOf(replicaB, world.adminToken);
+    await onB.leases.acquireTurn.mutate({
+      workspaceId: world.workspaceId,
+      sessionId: session.id,
+      turnId: "first",
+    });
+    await live.until(() => live.events().length === 2);
+    expect(live.events().map((e) => e.transition)).toEqual(["created", "spawn"]);
+    live.unsubscribe();
+  });
+
+  it("polls where LISTEN is not used (the embedded database's path)", async () => {
+    const onB = clientOf(replicaB, world.adminToken);
+    const { sessionId } = await warmSession(onB);
+    const live = subscribe(clientOf(pollingReplica, world.adminToken), { sessionId });
+    await live.until(() => live.received.some((item) => item.kind === "generations"));
+    await onB.leases.releaseTurn.mutate({
+      workspaceId: world.workspaceId,
+      sessionId,
+      turnId: "agent",
+    });
+    await live.until(() => live.events().length === 1);
+    expect(live.events()[0]).toMatchObject({ transition: "drain" });
+    live.unsubscribe();
+  });
+
+  it("checks membership when the subscription starts: an outsider gets NOT_FOUND", async () => {
+    const { sessionId } = await warmSession(clientOf(replicaB, world.adminToken));
+    const stranger = subscribe(clientOf(replicaA, outsider.adminToken), { sessionId });
+    await stranger.until(() => stranger.errors.length > 0);
+    expect(stranger.errors[0]?.data?.code).toBe("NOT_FOUND");
+    expect(stranger.received).toEqual([]);
+    stranger.unsubscribe();
+  });
+});

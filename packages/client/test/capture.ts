@@ -1,0 +1,41 @@
+import { join } from "node:path";
+import {
+  DatabaseClock,
+  defaultLeaseConfig,
+  FilesystemArchiveStore,
+  LeaseSystem,
+  LocalBackend,
+  WorkspaceArchiver,
+} from "@berth/sandbox";
+import { boxPids } from "@berth/sandbox/testing";
+import type { ClientWorld } from "./clientSuite.ts";
+
+/** Captures a lease's warm box into the archive store the API restores from (as the worker does). */
+export async function captureFor(world: ClientWorld, leaseId: string): Promise<void> {
+  const row = await world.db.sandboxLease.findUniqueOrThrow({ where: { id: leaseId } });
+  const resources = {
+    db: world.db,
+    clock: new DatabaseClock(world.db),
+    config: defaultLeaseConfig,
+  };
+  const lease = await new LeaseSystem(resources).readByGroup(row);
+  if (lease === null) throw new Error("no lease");
+  const archiver = new WorkspaceArchiver({
+    resources,
+    backend: new LocalBackend({ dataDir: world.dataDir, secret: world.secret, isolation: "auto" }),
+    store: new FilesystemArchiveStore({ root: join(world.dataDir, "archives") }),
+  });
+  const result = await archiver.capture(lease, { actor: "test" });
+  if (result.kind !== "published") throw new Error(`capture ${result.kind}`);
+}
+
+/** SIGKILLs every process of a box (boxd and what it runs). */
+export async function killBoxProcesses(instanceId: string): Promise<void> {
+  for (const pid of await boxPids(instanceId)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+}

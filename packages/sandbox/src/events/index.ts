@@ -1,0 +1,13 @@
+// Live lease updates, read from Postgres (a light entry: no backends, so the web server's API
+// can import it as @berth/sandbox/events).
+export { LeaseEventFeed, leaseEventsChannel } from "./leaseEventFeed.ts";
+export type {
+  LeaseEventFeedMode,
+  LeaseEventFeedOptions,
+  LeaseEventFeedSettings,
+  LeaseFeedItem,
+} from "./leaseEventFeed.ts";
+export { readGroupFeed, readLeaseEvents } from "./leaseEventRows.ts";
+export type { LeaseEventRecord, LeaseFeedRead, LeaseGenerations } from "./leaseEventRows.ts";
+export { listenerApplicationName } from "./notificationListener.ts";
+export type { ReconnectDelays } from "./notificationListener.ts";

@@ -1,0 +1,216 @@
+import type { DbClientOrTx } from "@berth/db";
+import { z } from "zod";
+import {
+  readGroupFeed,
+  type LeaseEventRecord,
+  type LeaseFeedRead,
+  type LeaseGenerations,
+} from "./leaseEventRows.ts";
+import { LeaseWatchRegistry, type LeaseWatch } from "./leaseWatches.ts";
+import { NotificationListener, type ReconnectDelays } from "./notificationListener.ts";
+
+/** The channel the lease_notify migration's triggers notify, with the lease id as payload. */
+export const leaseEventsChannel = "berth_lease_events";
+
+/**
+ * How subscribers are woken. `listen`: LISTEN/NOTIFY on one dedicated connection (polling only
+ * while it is down). `poll`: re-read every interval (the embedded database, whose socket
+ * clients share one session, so LISTEN there is not per process). `auto`: `poll` when
+ * `SELECT version()` names PGlite, `listen` otherwise.
+ */
+export type LeaseEventFeedMode = "auto" | "listen" | "poll";
+
+/** The knobs a process may set; the rest of the options are its resources. */
+export interface LeaseEventFeedSettings {
+  readonly mode?: LeaseEventFeedMode;
+  /** How often a subscriber re-reads when nothing can wake it (polling, LISTEN down). */
+  readonly pollIntervalMs?: number;
+  readonly reconnect?: ReconnectDelays;
+}
+
+export interface LeaseEventFeedOptions extends LeaseEventFeedSettings {
+  readonly db: DbClientOrTx;
+  /** The database the LISTEN connection opens (the same one `db` reads). */
+  readonly connectionString: string;
+  /** The LISTEN connection was lost; the feed reconnects on its own. */
+  readonly onListenError?: (error: unknown) => void;
+}
+
+/** What a subscriber receives, in order. */
+export type LeaseFeedItem =
+  | { readonly kind: "event"; readonly leaseId: string; readonly event: LeaseEventRecord }
+  | ({ readonly kind: "generations"; readonly leaseId: string } & LeaseGenerations);
+
+const followSchema = z.object({
+  workspaceId: z.uuid(),
+  sandboxGroupId: z.uuid(),
+  afterId: z.bigint().min(0n).nullable(),
+});
+
+/** Events read per round trip; a backlog is read in pages without waiting in between. */
+const PAGE = 100;
+
+/**
+ * Live lease changes for any number of subscribers in one process, read from Postgres. Rows
+ * are the truth and are read by id cursor; the process only decides when to re-read: on a
+ * NOTIFY from the lease_events trigger, or on a timer. So any replica serves any subscriber,
+ * and a missed wake-up delays an event but never loses one. Build one per process; close it
+ * on shutdown. Nothing connects until the first subscriber arrives.
+ */
+export class LeaseEventFeed {
+  readonly #db: DbClientOrTx;
+  readonly #mode: LeaseEventFeedMode;
+  readonly #pollIntervalMs: number;
+  readonly #watches = new LeaseWatchRegistry();
+  readonly #listener: NotificationListener;
+  #resolvedMode: Promise<"listen" | "poll"> | undefined;
+  #closed = false;
+  #following = 0;
+
+  constructor(options: LeaseEventFeedOptions) {
+    this.#db = options.db;
+    this.#mode = options.mode ?? "auto";
+    this.#pollIntervalMs = z
+      .number()
+      .int()
+      .min(10)
+      .max(60_000)
+      .parse(options.pollIntervalMs ?? 500);
+    this.#listener = new NotificationListener({
+      connectionString: options.connectionString,
+      channel: leaseEventsChannel,
+      onNotification: (leaseId) => {
+        this.#watches.wake(leaseId);
+      },
+      // Down: waiting subscribers switch to the timer. Up: they re-read whatever the outage hid.
+      onListening: () => {
+        this.#watches.wakeAll();
+      },
+      ...(options.onListenError === undefined ? {} : { onError: options.onListenError }),
+      ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+    });
+  }
+
+  /**
+   * Subscribers this process serves now, counted once their first read is done: from then on
+   * every change reaches them (tests wait for it before making one).
+   */
+  get subscribers(): number {
+    return this.#following;
+  }
+
+  /**
+   * The group's lease changes after `afterId`, oldest first, until `signal` aborts or the feed
+   * closes. With `afterId` null it is a live tail: only events after the subscription began
+   * (read history with `readLeaseEvents`, then follow from its last id to miss nothing). A
+   * group without a lease yet is waited for; every event of its lease is then new.
+   *
+   * Generations are not lease events, so they come as their own item: once first (the
+   * subscriber's baseline), then whenever a read finds them moved. Each is a snapshot of the
+   * current value, not a log: a client that reconnects gets the current one again.
+   */
+  async *follow(input: {
+    workspaceId: string;
+    sandboxGroupId: string;
+    afterId: bigint | null;
+    signal: AbortSignal;
+  }): AsyncGenerator<LeaseFeedItem, void, undefined> {
+    const { workspaceId, sandboxGroupId, afterId } = followSchema.parse(input);
+    const { signal } = input;
+    const mode = await this.#resolveMode();
+    if (mode === "listen") this.#listener.start();
+    // Registered before the first read, so a change committed during that read still wakes it.
+    const watch = this.#watches.add(null);
+    let counted = false;
+    try {
+      let cursor = afterId;
+      let shown: LeaseGenerations | null = null;
+      while (!signal.aborted && !this.#closed) {
+        const read = await this.#read({ workspaceId, sandboxGroupId, cursor, watch });
+        if (!counted) {
+          counted = true;
+          this.#following += 1;
+        }
+        if (read !== null) {
+          if (cursor === null) cursor = read.lastEventId ?? 0n;
+          for (const event of read.events) {
+            cursor = event.id;
+            yield { kind: "event", leaseId: read.leaseId, event };
+          }
+          if (!sameGenerations(shown, read.generations)) {
+            shown = read.generations;
+            yield { kind: "generations", leaseId: read.leaseId, ...shown };
+          }
+          if (read.events.length === PAGE) continue;
+        } else if (cursor === null) {
+          cursor = 0n;
+        }
+        await watch.next(signal, this.#waitLimitMs(mode));
+      }
+    } finally {
+      this.#watches.remove(watch);
+      if (counted) this.#following -= 1;
+    }
+  }
+
+  /** Stops the LISTEN connection; every subscriber ends at its next wake-up, which is now. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#watches.wakeAll();
+    await this.#listener.close();
+  }
+
+  async #read(input: {
+    workspaceId: string;
+    sandboxGroupId: string;
+    cursor: bigint | null;
+    watch: LeaseWatch;
+  }): Promise<LeaseFeedRead | null> {
+    const read = await readGroupFeed(this.#db, {
+      workspaceId: input.workspaceId,
+      sandboxGroupId: input.sandboxGroupId,
+      afterId: input.cursor ?? 0n,
+      // A live tail reads no events the first time: only where the log ends.
+      limit: input.cursor === null ? 0 : PAGE,
+    });
+    if (read !== null && input.watch.key !== read.leaseId)
+      this.#watches.retarget(input.watch, read.leaseId);
+    return read;
+  }
+
+  /** Null (wait for a NOTIFY) only while LISTEN is in effect; otherwise the poll interval. */
+  #waitLimitMs(mode: "listen" | "poll"): number | null {
+    return mode === "listen" && this.#listener.listening ? null : this.#pollIntervalMs;
+  }
+
+  #resolveMode(): Promise<"listen" | "poll"> {
+    if (this.#resolvedMode !== undefined) return this.#resolvedMode;
+    const resolved = this.#detectMode();
+    this.#resolvedMode = resolved;
+    // A failed probe (database down) is asked again by the next subscriber.
+    resolved.catch(() => {
+      if (this.#resolvedMode === resolved) this.#resolvedMode = undefined;
+    });
+    return resolved;
+  }
+
+  async #detectMode(): Promise<"listen" | "poll"> {
+    switch (this.#mode) {
+      case "listen":
+      case "poll":
+        return this.#mode;
+      case "auto": {
+        const rows = await this.#db.$queryRaw<{ version: string }[]>`SELECT version() AS version`;
+        return rows[0]?.version.includes("PGlite") === true ? "poll" : "listen";
+      }
+    }
+  }
+}
+
+function sameGenerations(a: LeaseGenerations | null, b: LeaseGenerations): boolean {
+  return (
+    a !== null &&
+    a.workspaceGeneration === b.workspaceGeneration &&
+    a.archiveGeneration === b.archiveGeneration
+  );
+}
