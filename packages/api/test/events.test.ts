@@ -1,6 +1,4 @@
-import { DatabaseClock } from "@berth/sandbox/clock";
 import type { LeaseEventFeedSettings } from "@berth/sandbox/events";
-import { defaultLeaseConfig, WarmingSystem } from "@berth/sandbox/lease";
 import {
   createTRPCClient,
   httpBatchLink,
@@ -144,26 +142,13 @@ function subscribe(client: Client, input: { sessionId: string; lastEventId?: str
   };
 }
 
-/** What a runtime does after `spawner`: the box is created and published warm (epoch + 1). */
-async function commitWarm(leaseId: string, epoch: number): Promise<void> {
-  const warming = new WarmingSystem({
-    db: suite.db,
-    clock: new DatabaseClock(suite.db),
-    config: defaultLeaseConfig,
-  });
-  const fence = { workspaceId: world.workspaceId, leaseId, expectedEpoch: epoch };
-  await warming.recordAllocation({ ...fence, allocationId: "alloc-1" });
-  await warming.recordCreated({ ...fence, allocationId: "alloc-1", instanceId: "box-1" });
-  await warming.commitWarm({ ...fence, instanceId: "box-1" });
-}
-
 /** A session of the world with a warm lease held by one turn, `agent`. */
 async function warmSession(via: Client): Promise<{ sessionId: string }> {
   const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
   const session = await owner.sessions.create({ workspaceId: world.workspaceId, title: "live" });
   const on = { workspaceId: world.workspaceId, sessionId: session.id };
-  const spawned = await via.leases.acquireTurn.mutate({ ...on, turnId: "agent" });
-  await commitWarm(spawned.leaseId, spawned.epoch);
+  // The spawner's arrival creates the box: the lease is warm when it answers.
+  await via.leases.acquireTurn.mutate({ ...on, turnId: "agent" });
   return { sessionId: session.id };
 }
 

@@ -1,5 +1,3 @@
-import { DatabaseClock } from "@berth/sandbox/clock";
-import { defaultLeaseConfig, WarmingSystem } from "@berth/sandbox/lease";
 import { beforeAll, describe, expect, it } from "vitest";
 import { codeOf, useApiSuite } from "./support/apiSuite.ts";
 import { callerAs } from "./support/testApi.ts";
@@ -26,21 +24,6 @@ async function freshSession() {
   return { owner, on: { workspaceId: victim.workspaceId, sessionId: session.id } };
 }
 
-/** What a runtime does after `spawner`: the box is created and published warm (epoch + 1). */
-async function commitWarm(leaseId: string, epoch: number): Promise<void> {
-  const warming = new WarmingSystem({
-    db: suite.db,
-    clock: new DatabaseClock(suite.db),
-    config: defaultLeaseConfig,
-  });
-  const fence = { workspaceId: victim.workspaceId, leaseId, expectedEpoch: epoch };
-  await warming.recordAllocation({ ...fence, allocationId: "alloc-1" });
-  await warming.recordCreated({ ...fence, allocationId: "alloc-1", instanceId: "box-1" });
-  expect(await warming.commitWarm({ ...fence, instanceId: "box-1" })).toMatchObject({
-    outcome: "committed",
-  });
-}
-
 async function holderIds(leaseId: string): Promise<string[]> {
   const rows = await suite.db.leaseHolder.findMany({
     where: { leaseId },
@@ -59,9 +42,10 @@ describe("turn holders", () => {
     );
     expect(arrivals.filter((a) => a.role === "spawner")).toHaveLength(1);
     expect(arrivals.filter((a) => a.role === "attached")).toHaveLength(5);
-    const [first] = arrivals;
-    if (first === undefined) throw new Error("no arrival");
-    expect(first).toMatchObject({ liveness: "warming", epoch: 0, reason: null });
+    // The spawner's answer comes once its box is warm (epoch 0 → 1): nothing is left warming.
+    const first = arrivals.find((a) => a.role === "spawner");
+    if (first === undefined) throw new Error("no spawner");
+    expect(first).toMatchObject({ liveness: "warm", epoch: 1, reason: null });
     expect(new Set(arrivals.map((a) => a.leaseId)).size).toBe(1);
     expect(await holderIds(first.leaseId)).toEqual([
       "turn:t0",
@@ -72,9 +56,9 @@ describe("turn holders", () => {
       "turn:t5",
     ]);
 
-    expect(await owner.leases.heartbeatTurn({ ...on, turnId: "t0", expectedEpoch: 0 })).toEqual({
+    expect(await owner.leases.heartbeatTurn({ ...on, turnId: "t0", expectedEpoch: 1 })).toEqual({
       alive: true,
-      epoch: 0,
+      epoch: 1,
       reason: null,
     });
     for (let i = 0; i < 6; i += 1)
@@ -90,7 +74,6 @@ describe("turn holders", () => {
     const { owner, on } = await freshSession();
     const spawned = await owner.leases.acquireTurn({ ...on, turnId: "turn-a" });
     expect(spawned.role).toBe("spawner");
-    await commitWarm(spawned.leaseId, spawned.epoch);
 
     const before = await rowHashes(suite.db);
     expect(await owner.leases.heartbeatTurn({ ...on, turnId: "turn-a", expectedEpoch: 0 })).toEqual(
@@ -130,7 +113,6 @@ describe("viewer holders and the dashboard view", () => {
   it("attach, heartbeat (stale epoch: alive:false) and detach, as a plain member by token", async () => {
     const { owner, on } = await freshSession();
     const spawned = await owner.leases.acquireTurn({ ...on, turnId: "agent" });
-    await commitWarm(spawned.leaseId, spawned.epoch);
 
     const member = await callerAs(suite.api, { token: victim.memberToken });
     expect(await member.leases.attachViewer({ ...on, viewerId: "tab-1" })).toMatchObject({
@@ -177,8 +159,7 @@ describe("viewer holders and the dashboard view", () => {
       events: [],
       nextAfterId: null,
     });
-    const spawned = await owner.leases.acquireTurn({ ...on, turnId: "agent" });
-    await commitWarm(spawned.leaseId, spawned.epoch);
+    expect((await owner.leases.acquireTurn({ ...on, turnId: "agent" })).role).toBe("spawner");
     await owner.leases.releaseTurn({ ...on, turnId: "agent" });
 
     const page1 = await owner.leases.timeline({ ...on, limit: 2 });

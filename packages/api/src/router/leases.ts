@@ -1,8 +1,7 @@
 import { readLeaseEvents } from "@berth/sandbox/events";
 import {
-  defaultLeaseConfig,
   LeaseError,
-  LeaseSystem,
+  type LeaseSystem,
   type AcquireOutcome,
   type HeartbeatOutcome,
   type LeaseSnapshot,
@@ -41,8 +40,9 @@ export const eventIdSchema = z.union([
     .transform((digits) => BigInt(digits)),
 ]);
 
+/** The lease systems box services run on: the same configured TTLs for every holder. */
 function leases(ctx: MemberContext): LeaseSystem {
-  return new LeaseSystem({ db: ctx.db, clock: ctx.clock, config: defaultLeaseConfig });
+  return ctx.boxes.leases;
 }
 
 /** The session's lease id, or null while it has never had one; NOT_FOUND for a foreign session. */
@@ -59,8 +59,9 @@ async function acquire(
   ctx: MemberContext,
   input: { sessionId: string; kind: "turn" | "viewer"; holderId: string; expectedEpoch?: number },
 ) {
-  const outcome = await leases(ctx)
-    .acquire({ workspaceId: ctx.workspaceId, ...input })
+  // A caller that wins the spawner role gets the box created before the answer.
+  const outcome = await ctx.boxes
+    .arrive({ workspaceId: ctx.workspaceId, ...input })
     .catch((error: unknown) => {
       if (error instanceof LeaseError && error.code === "session_not_found")
         throw new TRPCError({ code: "NOT_FOUND", message: "No such session in this workspace." });
@@ -234,9 +235,10 @@ export const leasesRouter = {
     }),
 } satisfies TRPCRouterRecord;
 
-const onSession = (w: { workspaceId: string; sessionId: string }) => ({
+// On the session the box fixtures warmed: a spawner's arrival would create a box.
+const onSession = (w: { workspaceId: string; boxSessionId: string }) => ({
   workspaceId: w.workspaceId,
-  sessionId: w.sessionId,
+  sessionId: w.boxSessionId,
 });
 
 export const leasesFixtures: RouterFixtures<typeof leasesRouter> = {

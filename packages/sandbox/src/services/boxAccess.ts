@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
+import type { AcquireOutcome } from "../lease/errors.ts";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
 import { ProcessHolders } from "../lease/processHolders.ts";
 import type { LeaseResources } from "../lease/resources.ts";
@@ -92,6 +93,32 @@ export class BoxAccess {
     }
   }
 
+  /** The lease systems over the same resources (the configured TTLs), for holder calls. */
+  get leases(): LeaseSystem {
+    return this.#leases;
+  }
+
+  /**
+   * A turn or viewer arrives: its holder is acquired, and when it wins the spawner role the box
+   * is created (or restored) before it returns — a lease is never left warming with no one
+   * spawning it. Other roles are answered as they are.
+   */
+  async arrive(input: {
+    workspaceId: string;
+    sessionId: string;
+    kind: "turn" | "viewer";
+    holderId: string;
+    expectedEpoch?: number;
+  }): Promise<AcquireOutcome> {
+    const acquired = await this.#leases.acquire({
+      ...input,
+      expectedEpoch: input.expectedEpoch ?? null,
+    });
+    if (acquired.role !== "spawner") return acquired;
+    const lease = await this.#establish(acquired.lease, input.holderId, input.kind);
+    return { role: "spawner", lease };
+  }
+
   /**
    * Makes a process the call started in its box (an open terminal) a holder of the lease, under
    * the call's exact epoch and instance: the box stays warm while the process runs.
@@ -167,11 +194,15 @@ export class BoxAccess {
     }
   }
 
-  async #establish(spawned: LeaseSnapshot, holderId: string): Promise<LeaseSnapshot> {
+  async #establish(
+    spawned: LeaseSnapshot,
+    holderId: string,
+    kind: "direct" | "turn" | "viewer" = "direct",
+  ): Promise<LeaseSnapshot> {
     try {
       return (await this.#spawner.establish(spawned)).lease;
     } catch (error) {
-      await this.#releaseQuietly(spawned, holderId);
+      await this.#releaseQuietly(spawned, holderId, kind);
       if (!(error instanceof SpawnError)) throw error;
       throw new BoxServiceError({
         code: error.code === "restore_blocked" ? "blocked" : "spawn_failed",
@@ -270,9 +301,13 @@ export class BoxAccess {
     return () => clearInterval(timer);
   }
 
-  async #releaseQuietly(lease: LeaseSnapshot, holderId: string): Promise<void> {
+  async #releaseQuietly(
+    lease: LeaseSnapshot,
+    holderId: string,
+    kind: "direct" | "turn" | "viewer" = "direct",
+  ): Promise<void> {
     await this.#leases
-      .release({ workspaceId: lease.workspaceId, leaseId: lease.id, kind: "direct", holderId })
+      .release({ workspaceId: lease.workspaceId, leaseId: lease.id, kind, holderId })
       .catch(() => undefined);
   }
 }
