@@ -35,6 +35,17 @@ export class CredentialRefusedError extends Error {
   }
 }
 
+interface TokenRow {
+  readonly id: string;
+  readonly user_id: string;
+  readonly workspace_id: string;
+  readonly role: string;
+  readonly expires_at: Date | null;
+  readonly revoked_at: Date | null;
+  readonly last_used_at: Date | null;
+  readonly member_role: string | null;
+}
+
 /** last_used_at is written at most this often per token, so a busy script is not a write per call. */
 const lastUsedResolutionMs = 60_000;
 
@@ -58,37 +69,35 @@ export async function resolveCaller(input: {
 }
 
 async function resolveToken(token: string, input: { db: DbClient; clock: Clock }): Promise<Caller> {
-  const row = await input.db.apiToken.findUnique({
-    where: { tokenHash: hashBearerSecret(token) },
-    select: {
-      id: true,
-      userId: true,
-      workspaceId: true,
-      role: true,
-      expiresAt: true,
-      revokedAt: true,
-      lastUsedAt: true,
-      user: { select: { memberships: { select: { role: true, workspaceId: true } } } },
-    },
-  });
+  // One round trip: the token and its user's membership in the token's workspace, joined.
+  const rows = await input.db.$queryRaw<TokenRow[]>`
+    SELECT t.id, t.user_id, t.workspace_id, t.role, t.expires_at, t.revoked_at, t.last_used_at,
+           m.role AS member_role
+      FROM api_tokens t
+      LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
+     WHERE t.token_hash = ${hashBearerSecret(token)}`;
+  const row = rows[0] ?? null;
   if (row === null) throw new CredentialRefusedError("token_unknown");
-  if (row.revokedAt !== null) throw new CredentialRefusedError("token_revoked");
+  if (row.revoked_at !== null) throw new CredentialRefusedError("token_revoked");
   const now = await input.clock.now();
-  if (row.expiresAt !== null && row.expiresAt <= now)
+  if (row.expires_at !== null && row.expires_at <= now)
     throw new CredentialRefusedError("token_expired");
-  const membership = row.user.memberships.find((m) => m.workspaceId === row.workspaceId);
-  if (membership === undefined || !isMembershipRole(membership.role) || !isMembershipRole(row.role))
+  const memberRole = row.member_role;
+  if (memberRole === null || !isMembershipRole(memberRole) || !isMembershipRole(row.role))
     throw new CredentialRefusedError("not_a_member");
-  if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt.getTime() >= lastUsedResolutionMs)
+  if (
+    row.last_used_at === null ||
+    now.getTime() - row.last_used_at.getTime() >= lastUsedResolutionMs
+  )
     await input.db.apiToken.updateMany({
       where: { id: row.id, revokedAt: null },
       data: { lastUsedAt: now },
     });
   return {
     kind: "token",
-    userId: row.userId,
+    userId: row.user_id,
     tokenId: row.id,
-    workspaceId: row.workspaceId,
-    role: lowerRole(row.role, membership.role),
+    workspaceId: row.workspace_id,
+    role: lowerRole(row.role, memberRole),
   };
 }

@@ -34,6 +34,8 @@ export interface BoxAccessOptions {
   readonly spawner: SpawnerSystem;
   /** How often a waiting caller re-reads a lease someone else is warming or draining. */
   readonly pollMs?: number;
+  /** How often a running call touches its holder (default: a third of the viewer TTL). */
+  readonly touchEveryMs?: number;
 }
 
 /**
@@ -52,6 +54,7 @@ export class BoxAccess {
   readonly #backend: Backend;
   readonly #spawner: SpawnerSystem;
   readonly #pollMs: number;
+  readonly #touchEveryMs: number;
 
   constructor(options: BoxAccessOptions) {
     this.#resources = options.resources;
@@ -62,6 +65,8 @@ export class BoxAccess {
     this.#backend = options.backend;
     this.#spawner = options.spawner;
     this.#pollMs = options.pollMs ?? 100;
+    this.#touchEveryMs =
+      options.touchEveryMs ?? Math.max(1_000, Math.floor(options.resources.config.viewerTtlMs / 3));
   }
 
   async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
@@ -291,12 +296,11 @@ export class BoxAccess {
 
   /** Touches the call's holder every TTL/3, so a long call outlives the reaper's sweeps. */
   #keepTouching(lease: LeaseSnapshot, holderId: string): () => void {
-    const every = Math.max(1_000, Math.floor(this.#resources.config.viewerTtlMs / 3));
     const timer = setInterval(() => {
       void this.#leases
         .touch({ workspaceId: lease.workspaceId, leaseId: lease.id, kind: "direct", holderId })
         .catch(() => undefined);
-    }, every);
+    }, this.#touchEveryMs);
     timer.unref();
     return () => clearInterval(timer);
   }

@@ -21,13 +21,19 @@ beforeAll(() => {
   backend = local.backend;
 });
 
-function accessFor(w: LeaseWorld) {
+function accessFor(w: LeaseWorld, touchEveryMs?: number) {
   const resources = { db: w.db, clock: w.clock, config: w.config };
   const store = new FilesystemArchiveStore({ root: join(local.dataDir, "archives") });
   const restorer = new ArchiveRestorer({ db: w.db, store });
   const spawner = new SpawnerSystem({ resources, backend, restorer, readinessTimeoutMs: 10_000 });
   return {
-    access: new BoxAccess({ resources, backend, spawner, pollMs: 50 }),
+    access: new BoxAccess({
+      resources,
+      backend,
+      spawner,
+      pollMs: 50,
+      ...(touchEveryMs === undefined ? {} : { touchEveryMs }),
+    }),
     archiver: new WorkspaceArchiver({ resources, backend, store }),
   };
 }
@@ -157,5 +163,41 @@ describe("box access", () => {
     const lease = await w.leases.readByGroup(s);
     expect(lease?.holderCount).toBe(0);
     expect(await boxesOf(lease?.id ?? "")).toHaveLength(0);
+  });
+
+  it("a long call keeps its holder across the reaper's sweeps (injected clock)", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const { access } = accessFor(w, 50);
+    let finish = (): void => undefined;
+    const holderSeenAt = async () =>
+      (
+        await w.db.leaseHolder.findFirst({
+          where: { kind: "direct", lease: { sandboxGroupId: s.sandboxGroupId } },
+        })
+      )?.lastHeartbeatAt.getTime();
+    const running = access.run(call(s, "long", false), async ({ box }) => {
+      await new Promise<void>((resolve) => (finish = resolve));
+      return box.list({ path: "" });
+    });
+    // Past the viewer TTL twice over, in steps the call's touches keep up with.
+    for (let step = 0; step < 4; step += 1) {
+      w.clock.advance(w.config.viewerTtlMs / 2);
+      const now = (await w.clock.now()).getTime();
+      const deadline = Date.now() + 5_000;
+      while ((await holderSeenAt()) !== now) {
+        if (Date.now() > deadline) throw new Error("the running call never touched its holder");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await w.sweeps.reapHolders();
+      expect(
+        await w.db.leaseHolder.count({
+          where: { kind: "direct", lease: { sandboxGroupId: s.sandboxGroupId } },
+        }),
+      ).toBe(1);
+    }
+    finish();
+    await expect(running).resolves.toMatchObject({ entries: [] });
+    expect(await w.leases.readByGroup(s)).toMatchObject({ liveness: "draining", holderCount: 0 });
   });
 });
