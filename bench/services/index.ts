@@ -41,7 +41,7 @@ export default defineBenchmark({
   description:
     "fs.read (4 KB) and exec `true` through client → API → boxd on a warm box, against the same boxd call plus one acquire and one release statement through raw pg",
   async run(context) {
-    const runs = context.mode === "short" ? 100 : 1000;
+    const runs = context.mode === "short" ? 20 : 1000;
     await using database = await createTestDatabase();
     const dataDir = await mkdtemp(join(tmpdir(), "berth-bench-services-"));
     const api = createBerthApi(

@@ -27,8 +27,12 @@ function collector() {
   };
 }
 
-async function waitFor(predicate: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -121,9 +125,11 @@ describe("terminals", () => {
       id: terminal.id,
       data: "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo done-$((4+4))\r",
     });
+    // 3 MB through a pty takes seconds on a busy machine.
     await waitFor(
       async () => (await readAll(client, terminal.id)).some((e) => e.data.includes("done-8")),
       "3 MB of output",
+      60_000,
     );
     const seen = collector();
     const connection = await client.attachTerminal({
@@ -141,7 +147,7 @@ describe("terminals", () => {
       toSeq + 1,
     );
     await client.closeTerminal({ id: terminal.id });
-  });
+  }, 90_000);
 
   it("lists terminals, reports a shell's exit, and forgets closed ones", async () => {
     const { client } = boxd;
