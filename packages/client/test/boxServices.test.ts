@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import { createBerthClient, type BerthClient } from "../src/index.ts";
-import { captureFor, killBoxProcesses } from "./capture.ts";
+import { captureFor, killBox } from "./capture.ts";
 import { useServedApi } from "./clientSuite.ts";
 
 // Box services through the typed client: real HTTP, real API, real boxd, real Postgres.
@@ -121,7 +121,7 @@ describe("the typed client", () => {
     // What the worker's checkpoint does once writes go quiet: capture and publish the workspace.
     await captureFor(served.current, lease.id);
     const instanceId = lease.instanceId ?? "";
-    await killBoxProcesses(instanceId);
+    await killBox(instanceId);
     await rm(join(dataDir, "boxes", instanceId), { recursive: true, force: true });
 
     const lost = await errorOf(berth.fs.read.query({ workspaceId, sessionId, path: "kept.txt" }));

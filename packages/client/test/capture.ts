@@ -7,7 +7,7 @@ import {
   LocalBackend,
   WorkspaceArchiver,
 } from "@berth/sandbox";
-import { boxPids } from "@berth/sandbox/testing";
+export { killBox } from "@berth/sandbox/testing";
 import type { ClientWorld } from "./clientSuite.ts";
 
 /** Captures a lease's warm box into the archive store the API restores from (as the worker does). */
@@ -27,15 +27,4 @@ export async function captureFor(world: ClientWorld, leaseId: string): Promise<v
   });
   const result = await archiver.capture(lease, { actor: "test" });
   if (result.kind !== "published") throw new Error(`capture ${result.kind}`);
-}
-
-/** SIGKILLs every process of a box (boxd and what it runs). */
-export async function killBoxProcesses(instanceId: string): Promise<void> {
-  for (const pid of await boxPids(instanceId)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-    }
-  }
 }

@@ -24,3 +24,14 @@ export async function boxMemory(instanceId: string, field: "VmRSS" | "VmHWM"): P
   }
   return most;
 }
+
+/** SIGKILLs every process of a box (boxd and what it runs), as a crash of its machine would. */
+export async function killBox(instanceId: string): Promise<void> {
+  for (const pid of await boxPids(instanceId)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+}

@@ -3,4 +3,4 @@ export { InMemoryDrainPort } from "./inMemoryDrainPort.ts";
 export { ManualClock } from "./manualClock.ts";
 export { writeWorkspaceTree } from "./workspaceTree.ts";
 export type { TreeFacts, TreeShape } from "./workspaceTree.ts";
-export { boxMemory, boxPids } from "./boxProcesses.ts";
+export { boxMemory, boxPids, killBox } from "./boxProcesses.ts";

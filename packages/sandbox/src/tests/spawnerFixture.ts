@@ -5,7 +5,7 @@ import type { BoxClient } from "@berth/box-protocol";
 import { afterAll, beforeAll } from "vitest";
 import { LocalBackend } from "../backends/local/localBackend.ts";
 import type { Backend, BoxInfo, BoxMetadata } from "../spawner/backend.ts";
-import { boxPids } from "../testing/boxProcesses.ts";
+import { boxPids, killBox } from "../testing/boxProcesses.ts";
 
 export { boxPids };
 
@@ -50,19 +50,7 @@ export function useLocalBackend(): { readonly dataDir: string; readonly backend:
   };
 }
 
-/**
- * SIGKILLs every process of the box, as a crash would. One may exit between the listing and its
- * kill (bwrap follows its init), so a process already gone is not an error.
- */
-export async function killBox(instanceId: string): Promise<void> {
-  for (const pid of await boxPids(instanceId)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-    }
-  }
-}
+export { killBox };
 
 /** Whether every process of the box is gone within a few seconds (a parent may reap slowly). */
 export async function boxProcessesGone(instanceId: string): Promise<boolean> {
