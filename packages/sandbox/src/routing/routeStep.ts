@@ -37,10 +37,12 @@ export class RouteStep {
       readonly sessionId: string;
       readonly holder: CallHolder;
       readonly operation: { readonly name: string; readonly writes: boolean };
+      /** The pointer as read for this operation, if the caller started reading it already. */
+      readonly route?: Promise<Route>;
     },
     call: (route: Route) => Promise<T>,
   ): Promise<T> {
-    const route = await this.#readRoute(input.lease.workspaceId, input.sessionId);
+    const route = await (input.route ?? this.read(input.lease.workspaceId, input.sessionId));
     if (route.activeSandboxId !== null)
       throw new BoxServiceError({
         code: "route_unavailable",
@@ -80,7 +82,8 @@ export class RouteStep {
     }
   }
 
-  async #readRoute(workspaceId: string, sessionId: string): Promise<Route> {
+  /** The session's pointer now: where its next operation goes. */
+  async read(workspaceId: string, sessionId: string): Promise<Route> {
     const session = await this.#db.session.findFirst({
       where: { id: sessionId, workspaceId },
       select: { activeSandboxId: true, activeEpoch: true },

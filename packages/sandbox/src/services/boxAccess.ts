@@ -71,12 +71,16 @@ export class BoxAccess {
 
   async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
     const holder = { kind: "direct" as const, id: `direct:${call.requestId}` };
+    // The pointer for this operation is read while the holder is acquired: a round trip saved.
+    // A pointer that moves meanwhile is still caught: a write's admission checks it again.
+    const route = this.#route.read(call.workspaceId, call.sessionId);
+    route.catch(() => undefined);
     let lease = await this.#warmLease(call, holder.id);
     const stopTouching = this.#keepTouching(lease, holder.id);
     try {
       const box = await this.#connect(lease);
       return await this.#route.run(
-        { lease, sessionId: call.sessionId, holder, operation: call.operation },
+        { lease, sessionId: call.sessionId, holder, operation: call.operation, route },
         async () => {
           try {
             return await body({ box, lease });
