@@ -54,11 +54,16 @@ async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse)
         });
   res.statusCode = response.status;
   response.headers.forEach((value, name) => res.setHeader(name, value));
-  res.flushHeaders();
   if (response.body === null) {
     res.end();
     return;
   }
+  // An answer is sent in one write; only a stream (server-sent events) is relayed as it comes.
+  if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    res.end(Buffer.from(await response.arrayBuffer()));
+    return;
+  }
+  res.flushHeaders();
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   for (;;) {
     const { done, value } = await reader.read();
