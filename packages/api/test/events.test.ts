@@ -1,3 +1,7 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
 import type { LeaseEventFeedSettings } from "@berth/sandbox/events";
 import {
   createTRPCClient,
@@ -20,8 +24,9 @@ import { useApiSuite } from "./support/apiSuite.ts";
 import { callerAs, publicUrl, testSecret } from "./support/testApi.ts";
 import { seedWorkspace, type SeededWorkspace } from "./support/world.ts";
 
-// Live updates across replicas, over real HTTP and SSE: separate API instances (each with its
-// own db pool and its own LISTEN connection) serve one database; a change made through one
+// Live updates across replicas, over real HTTP and SSE: separate API instances — B in an OS
+// process of its own, as a second web server — each with its own db pool and LISTEN
+// connection, serve one database; a change made through one
 // reaches a subscriber of another only through Postgres. Replica A waits a minute between
 // polls, so an event it delivers within seconds came by NOTIFY.
 
@@ -30,7 +35,8 @@ let world: SeededWorkspace;
 let outsider: SeededWorkspace;
 const servers: Served[] = [];
 let replicaA: Served;
-let replicaB: Served;
+let replicaB: Pick<Served, "url" | "close">;
+const processes: Pick<Served, "url" | "close">[] = [];
 let pollingReplica: Served;
 
 interface Served {
@@ -45,8 +51,45 @@ function replica(leaseEvents: LeaseEventFeedSettings): BerthApi {
     DATABASE_URL: suite.databaseUrl,
     BERTH_SECRET: testSecret,
     BERTH_PUBLIC_URL: publicUrl,
+    BERTH_DATA_DIR: suite.dataDir,
   });
   return createBerthApi(env, { leaseEvents });
+}
+
+/** A replica in a separate OS process (test/support/replicaServer.ts), as another web server. */
+async function serveInProcessOfItsOwn(): Promise<Pick<Served, "url" | "close">> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "support", "replicaServer.ts")],
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        DATABASE_URL: suite.databaseUrl,
+        BERTH_SECRET: testSecret,
+        BERTH_PUBLIC_URL: publicUrl,
+        BERTH_DATA_DIR: suite.dataDir,
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const exited = once(child, "exit");
+  const [line] = (await Promise.race([
+    once(createInterface({ input: child.stdout }), "line"),
+    exited.then(() => {
+      throw new Error("the replica process exited before serving");
+    }),
+  ])) as [string];
+  const { url } = JSON.parse(line) as { url: string };
+  const served = {
+    url: `${url}/api/trpc`,
+    async close() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+  processes.push(served);
+  return served;
 }
 
 /** Serves `api` as the web server does, on a loopback port; closed (with its API) after all. */
@@ -65,7 +108,7 @@ async function serve(api: BerthApi): Promise<Served> {
 }
 
 /** A typed client of one replica, authenticated by bearer token on both links. */
-function clientOf(served: Served, token: string) {
+function clientOf(served: { readonly url: string }, token: string) {
   const authorization = `Bearer ${token}`;
   return createTRPCClient<AppRouter>({
     links: [
@@ -165,13 +208,13 @@ beforeAll(async () => {
   ]);
   [replicaA, replicaB, pollingReplica] = await Promise.all([
     serve(replica({ mode: "listen", pollIntervalMs: 60_000 })),
-    serve(replica({})),
+    serveInProcessOfItsOwn(),
     serve(replica({ mode: "poll", pollIntervalMs: 100 })),
   ]);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(servers.map((served) => served.close()));
+  await Promise.all([...servers, ...processes].map((served) => served.close()));
 });
 
 describe("events.session over SSE, across replicas", () => {

@@ -18,6 +18,8 @@ export function useApiSuite(options: { clock?: Clock } = {}): {
   readonly api: BerthApi;
   readonly db: DbClient;
   readonly databaseUrl: string;
+  /** Where the suite's local boxes live; removed (boxes stopped) after the file. */
+  readonly dataDir: string;
 } {
   const database = useTestDatabase();
   let api: BerthApi | undefined;
@@ -46,6 +48,9 @@ export function useApiSuite(options: { clock?: Clock } = {}): {
     },
     get databaseUrl() {
       return database.current.url;
+    },
+    get dataDir() {
+      return ready(dataDir);
     },
   };
 }
