@@ -97,6 +97,8 @@ export const terminalRouter = {
       ).finally(() => {
         queue.end();
       });
+      // A client that leaves mid-stream never reaches the `await` below: handled either way.
+      attached.catch(() => undefined);
       let lastSeq = since;
       try {
         for await (const event of queue) {
