@@ -172,7 +172,12 @@ function subscribe(client: Client, input: { sessionId: string; lastEventId?: str
       const deadline = Date.now() + timeoutMs;
       while (!test()) {
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`timed out with ${JSON.stringify({ received, errors })}`);
+        if (left <= 0)
+          throw new Error(
+            `timed out with ${JSON.stringify({ received, errors }, (_key, value: unknown) =>
+              typeof value === "bigint" ? value.toString() : value,
+            )}`,
+          );
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
           changed = () => {
@@ -273,8 +278,9 @@ describe("events.session over SSE, across replicas", () => {
       sessionId: session.id,
       turnId: "first",
     });
-    await live.until(() => live.events().length === 2);
-    expect(live.events().map((e) => e.transition)).toEqual(["created", "spawn"]);
+    // The spawner's arrival also creates the box: created, spawn, then commit_warm.
+    await live.until(() => live.events().length >= 3);
+    expect(live.events().map((e) => e.transition)).toEqual(["created", "spawn", "commit_warm"]);
     live.unsubscribe();
   });
 
