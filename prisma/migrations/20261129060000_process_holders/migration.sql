@@ -21,24 +21,52 @@ BEGIN
   RETURN QUERY SELECT 'opened', NULL::text, to_jsonb(v_lease);
 END $$;
 
--- The process ended: its holder goes, and as the last holder of a warm box it starts the idle
--- grace, exactly as a release does (T11).
+-- One holder row leaves a locked lease (v_before): the counts move by exactly that row, and the
+-- last holder of a warm box starts the idle grace (T11). Shared by a release and a process end;
+-- answers the row after, and whether a holder was there.
+CREATE FUNCTION berth_lease_holder_left(
+  p_before sandbox_leases, p_kind text, p_holder_id text, p_idle_grace_ms integer, p_now timestamptz,
+  OUT lease sandbox_leases, OUT deleted boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM lease_holders WHERE lease_id = p_before.id AND kind = p_kind AND holder_id = p_holder_id;
+  deleted := FOUND;
+  lease := p_before;
+  IF deleted THEN
+    lease := berth_lease_count_delta(p_before.id, p_kind, -1);
+  END IF;
+  IF lease.liveness = 'warm' AND lease.holder_count = 0 THEN
+    UPDATE sandbox_leases SET liveness = 'draining', expires_at = p_now + berth_ms(p_idle_grace_ms)
+     WHERE id = p_before.id RETURNING * INTO lease;
+    PERFORM berth_lease_log(p_before, lease, 'drain', p_kind || ':' || p_holder_id, 'last_holder_released', p_now);
+  END IF;
+END $$;
+
+-- Unchanged in behaviour: the departure itself now lives in berth_lease_holder_left.
+CREATE OR REPLACE FUNCTION berth_lease_release(
+  p_workspace_id uuid, p_lease_id uuid, p_kind text, p_holder_id text, p_idle_grace_ms integer, p_now timestamptz)
+RETURNS TABLE (outcome text, reason text, lease jsonb) LANGUAGE plpgsql AS $$
+DECLARE
+  v_before sandbox_leases;
+  v_left record;
+BEGIN
+  IF p_kind = 'process' THEN RETURN QUERY SELECT 'error', 'process_not_releasable', NULL::jsonb; RETURN; END IF;
+  SELECT * INTO v_before FROM sandbox_leases WHERE id = p_lease_id AND workspace_id = p_workspace_id FOR UPDATE;
+  IF NOT FOUND THEN RETURN QUERY SELECT 'released', 'lease_not_found', NULL::jsonb; RETURN; END IF;
+  v_left := berth_lease_holder_left(v_before, p_kind, p_holder_id, p_idle_grace_ms, p_now);
+  RETURN QUERY SELECT 'released', CASE WHEN v_left.deleted THEN NULL ELSE 'not_held' END, to_jsonb(v_left.lease);
+END $$;
+
+-- The process ended: its holder goes, exactly as a release of it would.
 CREATE FUNCTION berth_lease_close_process(
   p_workspace_id uuid, p_lease_id uuid, p_holder_id text, p_idle_grace_ms integer, p_now timestamptz)
 RETURNS TABLE (outcome text, reason text, lease jsonb) LANGUAGE plpgsql AS $$
 DECLARE
-  v_lease sandbox_leases;
   v_before sandbox_leases;
+  v_left record;
 BEGIN
   SELECT * INTO v_before FROM sandbox_leases WHERE id = p_lease_id AND workspace_id = p_workspace_id FOR UPDATE;
   IF NOT FOUND THEN RETURN QUERY SELECT 'closed', 'lease_not_found', NULL::jsonb; RETURN; END IF;
-  DELETE FROM lease_holders WHERE lease_id = p_lease_id AND kind = 'process' AND holder_id = p_holder_id;
-  IF NOT FOUND THEN RETURN QUERY SELECT 'closed', 'not_held', to_jsonb(v_before); RETURN; END IF;
-  v_lease := berth_lease_count_delta(p_lease_id, 'process', -1);
-  IF v_lease.liveness = 'warm' AND v_lease.holder_count = 0 THEN
-    UPDATE sandbox_leases SET liveness = 'draining', expires_at = p_now + berth_ms(p_idle_grace_ms)
-     WHERE id = p_lease_id RETURNING * INTO v_lease;
-    PERFORM berth_lease_log(v_before, v_lease, 'drain', 'process:' || p_holder_id, 'last_holder_released', p_now);
-  END IF;
-  RETURN QUERY SELECT 'closed', NULL::text, to_jsonb(v_lease);
+  v_left := berth_lease_holder_left(v_before, 'process', p_holder_id, p_idle_grace_ms, p_now);
+  RETURN QUERY SELECT 'closed', CASE WHEN v_left.deleted THEN NULL ELSE 'not_held' END, to_jsonb(v_left.lease);
 END $$;
