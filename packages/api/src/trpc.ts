@@ -89,8 +89,8 @@ const baseProcedure = t.procedure.use(async ({ next }) => {
   const result = await next();
   if (result.ok) return result;
   const mapped = toTRPCError(result.error.cause);
-  if (mapped instanceof TRPCError && mapped.cause instanceof BerthErrorCause) throw mapped;
-  return result;
+  if (mapped === result.error.cause) return result;
+  throw mapped;
 });
 
 /** A thrown value as the API answers it: a typed domain error mapped by the one table. */
