@@ -1,3 +1,4 @@
+import { createBerthClient, createTokenWithPassword } from "@berth/client";
 import { readMigrationFiles } from "@berth/db/migrate";
 import { LocalBackend } from "@berth/sandbox";
 import { readFile, mkdtemp, rm } from "node:fs/promises";
@@ -126,20 +127,16 @@ describe("the start command on the embedded database", () => {
     const me = await signedInMe(thirdUrl, { email, password });
     expect(me.workspaces).toEqual([expect.objectContaining({ slug: "demo", role: "owner" })]);
 
-    // The README's script path: a token made by the signed-in admin, then used as a bearer.
-    const created = await fetch(new URL("/api/trpc/tokens.create", thirdUrl), {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: thirdUrl, cookie: me.cookie },
-      body: JSON.stringify({ json: { workspaceId: me.workspaces[0]?.id, name: "script" } }),
+    // The README's script path: a token made with the password, then the typed client.
+    const token = await createTokenWithPassword({
+      url: thirdUrl,
+      email,
+      password,
+      workspaceId: me.workspaces[0]?.id ?? "",
+      name: "script",
     });
-    expect(created.status).toBe(200);
-    const { token } = ((await created.json()) as { result: { data: { json: { token: string } } } })
-      .result.data.json;
-    const asScript = await fetch(new URL("/api/trpc/me.get", thirdUrl), {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(asScript.status).toBe(200);
-    expect(JSON.stringify(await asScript.json())).toContain('"via":"token"');
+    const asScript = await createBerthClient({ url: thirdUrl, token }).me.get.query();
+    expect(asScript.via).toBe("token");
   });
 
   it("seeds nothing in production mode, which needs BERTH_SECRET", async () => {
