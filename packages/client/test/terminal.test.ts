@@ -26,8 +26,28 @@ describe("terminals", () => {
     const berth = createBerthClient({ url: served.current.url, token: served.current.token });
     const { workspaceId, db } = served.current;
     const sessionId = await served.current.newSession();
+    // A dashboard follows the warm session: a terminal's opening and closing arrive as they
+    // happen (the first generations item says the subscriber is caught up).
+    await berth.exec.run.mutate({ workspaceId, sessionId, argv: ["true"] });
+    const lifecycle: { transition: string; actor: string }[] = [];
+    let following = false;
+    const follower = berth.events.session.subscribe(
+      { workspaceId, sessionId },
+      {
+        onData: (item) => {
+          // Lease events are tracked ({ id, data }); a generations snapshot comes as it is.
+          if ("kind" in item) following = true;
+          else if (item.data.transition.startsWith("process_"))
+            lifecycle.push({ transition: item.data.transition, actor: item.data.actor });
+        },
+      },
+    );
+    await until(() => following, "the session's event stream");
     const terminal = await berth.terminal.open.mutate({ workspaceId, sessionId });
     const scope = { workspaceId, sessionId, id: terminal.id };
+    const holderId = `terminal:${terminal.id}`;
+    await until(() => lifecycle.length === 1, "the terminal's opening event");
+    expect(lifecycle).toEqual([{ transition: "process_opened", actor: holderId }]);
 
     const first: Received[] = [];
     const subscription = berth.terminal.output.subscribe(scope, {
@@ -65,9 +85,12 @@ describe("terminals", () => {
       "the stream's holder to go",
     );
     expect((await lease()).holders.map((h) => [h.kind, h.holderId])).toEqual([
-      ["process", `terminal:${terminal.id}`],
+      ["process", holderId],
     ]);
     await berth.terminal.close.mutate(scope);
     expect(await lease()).toMatchObject({ liveness: "draining", holderCount: 0 });
+    await until(() => lifecycle.length === 2, "the terminal's closing event");
+    follower.unsubscribe();
+    expect(lifecycle.at(-1)).toEqual({ transition: "process_closed", actor: holderId });
   });
 });

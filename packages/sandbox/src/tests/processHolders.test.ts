@@ -20,6 +20,7 @@ describe("process holders", () => {
     const s = await seedSession(w.db);
     const lease = await warmLease(w, s);
     const holders = processes(w);
+    const before = (await w.db.leaseEvent.aggregate({ _max: { id: true } }))._max.id ?? 0n;
     const open = await holders.open({
       workspaceId: s.workspaceId,
       leaseId: lease.id,
@@ -44,6 +45,16 @@ describe("process holders", () => {
       }),
     ).toBe(true);
     expect(await w.leases.readByGroup(s)).toMatchObject({ liveness: "draining", holderCount: 0 });
+    // The lifecycle is in the lease's events, the close before the drain it caused.
+    const events = await w.db.leaseEvent.findMany({
+      where: { leaseId: lease.id, id: { gt: before } },
+      orderBy: { id: "asc" },
+    });
+    expect(events.map((e) => [e.transition, e.actor, e.epochAfter])).toEqual([
+      ["process_opened", "terminal:t1", lease.epoch],
+      ["process_closed", "terminal:t1", lease.epoch],
+      ["drain", "process:terminal:t1", lease.epoch],
+    ]);
     expect(
       await holders.close({
         workspaceId: s.workspaceId,
@@ -51,6 +62,10 @@ describe("process holders", () => {
         holderId: "terminal:t1",
       }),
     ).toBe(false);
+    // A repeated close records nothing.
+    expect(await w.db.leaseEvent.count({ where: { leaseId: lease.id, id: { gt: before } } })).toBe(
+      3,
+    );
   });
 
   it("open only on the exact warm epoch and instance, and go with a lost instance", async () => {
