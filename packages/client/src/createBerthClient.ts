@@ -1,7 +1,7 @@
 import type { AppRouter } from "@berth/api";
 import {
   createTRPCClient,
-  httpBatchLink,
+  httpLink,
   httpSubscriptionLink,
   splitLink,
   type TRPCClient,
@@ -19,8 +19,8 @@ export interface BerthClientOptions {
 export type BerthClient = TRPCClient<AppRouter>;
 
 /**
- * A typed client of Berth's API for scripts and agents: queries and mutations over batched
- * HTTP, subscriptions (terminal output, session events) over server-sent events — which on
+ * A typed client of Berth's API for scripts and agents: queries and mutations over plain
+ * HTTP (one request per call), subscriptions (terminal output, session events) over server-sent events — which on
  * Node 20 need the `eventsource` package, given the token through its fetch since EventSource
  * has no header option. A subscription resumes from its last event id after a reconnect.
  */
@@ -40,7 +40,9 @@ export function createBerthClient(options: BerthClientOptions): BerthClient {
               fetch(input, { ...init, headers: { ...init.headers, authorization } }),
           },
         }),
-        false: httpBatchLink({ url, transformer: superjson, headers: { authorization } }),
+        // Not batched: a batch waits a timer tick (a millisecond on Node) to gather calls, which
+        // scripts and agents, calling one at a time, would pay on every call.
+        false: httpLink({ url, transformer: superjson, headers: { authorization } }),
       }),
     ],
   });
