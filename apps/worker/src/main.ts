@@ -11,6 +11,7 @@ import {
   leaseConfigFromEnv,
   LocalBackend,
   OrphanSweepSystem,
+  progressRecorder,
   ReaperSystem,
   WorkspaceArchiver,
 } from "@berth/sandbox";
@@ -46,7 +47,14 @@ const store = new FilesystemArchiveStore({
 const archiver =
   backend === undefined
     ? undefined
-    : new WorkspaceArchiver({ resources, backend, store, keepRevisions: env.BERTH_ARCHIVE_KEEP });
+    : new WorkspaceArchiver({
+        resources,
+        backend,
+        store,
+        keepRevisions: env.BERTH_ARCHIVE_KEEP,
+        // Drains' and checkpoints' progress, for whoever follows the session on any replica.
+        onProgress: progressRecorder(db),
+      });
 const reaper = new ReaperSystem({
   resources,
   drainPort:

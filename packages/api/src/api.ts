@@ -6,7 +6,9 @@ import {
   FilesystemArchiveStore,
   leaseConfigFromEnv,
   LocalBackend,
+  progressRecorder,
   SpawnerSystem,
+  WorkspaceArchiver,
 } from "@berth/sandbox";
 import { DatabaseClock, type Clock } from "@berth/sandbox/clock";
 import { LeaseEventFeed, type LeaseEventFeedSettings } from "@berth/sandbox/events";
@@ -14,6 +16,7 @@ import { TRPCError } from "@trpc/server";
 import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import type { ApiEnv } from "./env.ts";
+import { createFileTransfers } from "./files/fileTransfers.ts";
 import { appRouter } from "./root.ts";
 import type { ApiContext, BuildInfo } from "./trpc.ts";
 
@@ -23,6 +26,8 @@ export interface BerthApi {
   readonly auth: BerthAuth;
   /** better-auth's handler for everything under /api/auth (sign-in, sign-up, sign-out). */
   handleAuth(request: Request): Promise<Response>;
+  /** Streaming file upload and download under /api/files (files/fileTransfers.ts). */
+  handleFiles(request: Request): Promise<Response>;
   /** Resolves the caller from the request's cookie or bearer token. */
   createContext(request: { headers: Headers }): Promise<ApiContext>;
   close(): Promise<void>;
@@ -70,29 +75,31 @@ export function createBerthApi(
     gitRevision: env.BERTH_GIT_REVISION,
     databaseUrl: env.DATABASE_URL,
   };
+  async function createContext({ headers }: { headers: Headers }): Promise<ApiContext> {
+    const caller = await resolveCaller({ headers, db, auth, clock }).catch((error: unknown) => {
+      if (error instanceof CredentialRefusedError)
+        throw new TRPCError({ code: "UNAUTHORIZED", message: error.message, cause: error });
+      throw error;
+    });
+    const origin = headers.get("origin");
+    return {
+      db,
+      build,
+      auth,
+      clock,
+      publicUrl: env.BERTH_PUBLIC_URL,
+      caller,
+      sameOrigin: origin !== null && origins.includes(origin),
+      leaseEvents,
+      boxes,
+    };
+  }
   return {
     router: appRouter,
     auth,
     handleAuth: (request) => auth.handler(request),
-    async createContext({ headers }) {
-      const caller = await resolveCaller({ headers, db, auth, clock }).catch((error: unknown) => {
-        if (error instanceof CredentialRefusedError)
-          throw new TRPCError({ code: "UNAUTHORIZED", message: error.message, cause: error });
-        throw error;
-      });
-      const origin = headers.get("origin");
-      return {
-        db,
-        build,
-        auth,
-        clock,
-        publicUrl: env.BERTH_PUBLIC_URL,
-        caller,
-        sameOrigin: origin !== null && origins.includes(origin),
-        leaseEvents,
-        boxes,
-      };
-    },
+    createContext,
+    handleFiles: createFileTransfers({ createContext, maxUploadBytes: env.BERTH_MAX_UPLOAD_BYTES }),
     async close() {
       await leaseEvents.close();
       await db.$disconnect();
@@ -113,11 +120,21 @@ function localBoxes(env: ApiEnv): (db: DbClient, clock: Clock) => BoxAccess {
     const store = new FilesystemArchiveStore({
       root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
     });
-    const restorer = new ArchiveRestorer({ db, store });
+    // Capture and restore progress goes to Postgres, so any replica's subscribers see it.
+    const onProgress = progressRecorder(db);
+    const restorer = new ArchiveRestorer({ db, store, onProgress });
+    const archiver = new WorkspaceArchiver({
+      resources,
+      backend,
+      store,
+      keepRevisions: env.BERTH_ARCHIVE_KEEP,
+      onProgress,
+    });
     return new BoxAccess({
       resources,
       backend,
       spawner: new SpawnerSystem({ resources, backend, restorer }),
+      archiver,
     });
   };
 }

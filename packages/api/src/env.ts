@@ -26,6 +26,12 @@ export const apiEnvSchema = dbEnvSchema.extend(sandboxEnvShape).extend({
   BERTH_BOXD_ENTRY: z.string().min(1).optional(),
   /** Sign-in attempts allowed per client address per minute. */
   BERTH_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1000).default(5),
+  /** The largest file an upload may carry, in bytes (default 2 GiB). */
+  BERTH_MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2 * 1024 ** 3),
 });
 
 export type ApiEnv = z.infer<typeof apiEnvSchema>;

@@ -3,6 +3,7 @@ import type { BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
 import type { LeaseEventFeed } from "@berth/sandbox/events";
 import { initTRPC, TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import type { BerthAuth } from "./auth/betterAuth.ts";
@@ -61,6 +62,31 @@ const t = initTRPC.context<ApiContext>().create({
   },
 });
 
+/**
+ * An error of a plain HTTP route (the file transfers) in the shape a tRPC error has on the wire
+ * (`{ error: { message, code, data: { code, httpStatus, berth } } }`), mapped by the same table
+ * and formatter rules, so a client reads both alike.
+ */
+export function errorReply(thrown: unknown): { status: number; body: unknown } {
+  const mapped = toTRPCError(thrown);
+  const error =
+    mapped instanceof TRPCError
+      ? mapped
+      : new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: mapped });
+  const status = getHTTPStatusCodeFromError(error);
+  const internal = error.code === "INTERNAL_SERVER_ERROR" && !isBerthCause(error.cause);
+  return {
+    status,
+    body: {
+      error: {
+        message: internal ? "Internal error; it was logged." : error.message,
+        code: error.code,
+        data: { code: error.code, httpStatus: status, berth: berthDataOf(error) },
+      },
+    },
+  };
+}
+
 /** Every Berth error reaches clients as `data.berth`: a domain error's own, or one from its code. */
 function berthDataOf(error: TRPCError): BerthErrorData {
   if (error.cause instanceof BerthErrorCause) return error.cause.data;
@@ -116,7 +142,18 @@ export const publicProcedure = baseProcedure;
  * mutation must come from Berth's own origin (CSRF); a bearer token is never sent by a browser
  * on its own and needs no such check.
  */
-export const authedProcedure = baseProcedure.use(({ ctx, type, next }) => {
+export const authedProcedure = baseProcedure.use(({ ctx, type, next }) =>
+  next({ ctx: requireCaller(ctx, type) }),
+);
+
+/**
+ * The caller of a request that needs one (procedures and the file routes alike), and who the
+ * audit log names. `type` is what the request does: a cookie mutation must be same-origin.
+ */
+export function requireCaller(
+  ctx: ApiContext,
+  type: "query" | "mutation" | "subscription",
+): { caller: Exclude<Caller, { kind: "anonymous" }>; actor: AuditActor } {
   const caller = ctx.caller;
   if (caller.kind === "anonymous")
     throw new TRPCError({
@@ -132,8 +169,8 @@ export const authedProcedure = baseProcedure.use(({ ctx, type, next }) => {
     caller.kind === "user"
       ? { kind: "user", id: caller.userId }
       : { kind: "token", id: caller.tokenId };
-  return next({ ctx: { caller, actor } });
-});
+  return { caller, actor };
+}
 
 /** Only a person signed in to the dashboard: acts beyond one workspace (creating one, joining). */
 export const personProcedure = authedProcedure.use(({ ctx, next }) => {
@@ -169,15 +206,25 @@ async function roleIn(
  */
 export const memberProcedure = authedProcedure
   .input(workspaceIdInput)
-  .use(async ({ ctx, input, next }) => {
-    const role = await roleIn(ctx, input.workspaceId);
-    if (role === undefined)
-      throw new TRPCError({
-        code: "NOT_FOUND",
-        message: "No such workspace, or you are not a member of it.",
-      });
-    return next({ ctx: { workspaceId: input.workspaceId, role } });
-  });
+  .use(async ({ ctx, input, next }) =>
+    next({
+      ctx: { workspaceId: input.workspaceId, role: await requireRole(ctx, input.workspaceId) },
+    }),
+  );
+
+/** The caller's role in the workspace, or NOT_FOUND: the one membership gate. */
+export async function requireRole(
+  ctx: ApiContext & { caller: Exclude<Caller, { kind: "anonymous" }> },
+  workspaceId: string,
+): Promise<MembershipRole> {
+  const role = await roleIn(ctx, workspaceId);
+  if (role === undefined)
+    throw new TRPCError({
+      code: "NOT_FOUND",
+      message: "No such workspace, or you are not a member of it.",
+    });
+  return role;
+}
 
 /** admin(workspaceId): a member whose role (capped by the token's, for a token) is admin or owner. */
 export const adminProcedure = memberProcedure.use(({ ctx, next }) => {

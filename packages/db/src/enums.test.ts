@@ -73,6 +73,10 @@ function insertWith(table: CheckedTable, column: string): string {
     INSERT INTO mutation_admissions (workspace_id, lease_id, session_id, generation, epoch, instance_id, holder_kind,
                                      holder_id, route_epoch, operation, outcome, admitted_at, settled_at)
     SELECT w.id, l.id, gen_random_uuid(), 1, 0, 'i', 'direct', 'd', 0, 'write', $1, now(), now() FROM w, l`;
+    case "archive_progress":
+      return `WITH ${newWorkspace}, ${newLease}
+    INSERT INTO archive_progress (lease_id, workspace_id, operation, phase, bytes_done, updated_at)
+    SELECT l.id, w.id, ${column === "operation" ? "$1" : "'capture'"}, ${column === "phase" ? "$1" : "'capturing'"}, 0, now() FROM w, l`;
     case "audit_events":
       return `WITH ${newWorkspace}
     INSERT INTO audit_events (workspace_id, actor_kind, actor_id, action, target_kind, target_id, at)

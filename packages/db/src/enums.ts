@@ -69,6 +69,12 @@ export type RematerializationStatus = (typeof rematerializationStatuses)[number]
 export const admissionOutcomes = ["resolved", "rejected"] as const;
 export type AdmissionOutcome = (typeof admissionOutcomes)[number];
 
+/** What an archive transfer does, and how far it is (capture: capturing; restore: checking, hydrating). */
+export const archiveProgressOperations = ["capture", "restore"] as const;
+export type ArchiveProgressOperation = (typeof archiveProgressOperations)[number];
+export const archiveProgressPhases = ["capturing", "checking", "hydrating"] as const;
+export type ArchiveProgressPhase = (typeof archiveProgressPhases)[number];
+
 /** Every CHECKed text column and the union it mirrors, by table and column. */
 export const checkedColumns = [
   { table: "memberships", column: "role", values: membershipRoles },
@@ -86,4 +92,6 @@ export const checkedColumns = [
   { table: "workspace_archives", column: "status", values: archiveRecordStatuses },
   { table: "rematerializations", column: "status", values: rematerializationStatuses },
   { table: "mutation_admissions", column: "outcome", values: admissionOutcomes },
+  { table: "archive_progress", column: "operation", values: archiveProgressOperations },
+  { table: "archive_progress", column: "phase", values: archiveProgressPhases },
 ] as const satisfies readonly { table: string; column: string; values: readonly string[] }[];

@@ -6,3 +6,4 @@ export {
   passwordSchema,
   tokenLifetimeDaysSchema,
 } from "./identity.ts";
+export { fileTransferRoutes, fileTransferScopeSchema } from "./fileTransfer.ts";

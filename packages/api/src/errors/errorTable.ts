@@ -1,6 +1,7 @@
 import { BoxError, type BoxErrorCode } from "@berth/box-protocol";
 import { BoxServiceError, LeaseError, SpawnError, type BoxServiceErrorCode } from "@berth/sandbox";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { TransferError } from "../files/uploadBody.ts";
 
 /** What every error carries to clients in `data.berth`. */
 export interface BerthErrorData {
@@ -24,6 +25,8 @@ const boxServiceCodes: Record<BoxServiceErrorCode, TRPC_ERROR_CODE_KEY> = {
   spawn_failed: "SERVICE_UNAVAILABLE",
   wait_timeout: "TIMEOUT",
   route_unavailable: "PRECONDITION_FAILED",
+  capture_refused: "CONFLICT",
+  capture_unavailable: "SERVICE_UNAVAILABLE",
 };
 
 const boxCodes: Record<BoxErrorCode, TRPC_ERROR_CODE_KEY> = {
@@ -86,6 +89,12 @@ export function mapDomainError(error: unknown): MappedError | undefined {
         retryable: false,
         ...(error.lease === null ? {} : { epoch: error.lease.epoch }),
       },
+    };
+  if (error instanceof TransferError)
+    return {
+      trpc: error.code === "too_large" ? "PAYLOAD_TOO_LARGE" : "CLIENT_CLOSED_REQUEST",
+      message: error.message,
+      berth: { code: error.code, retryable: error.code === "client_gone" },
     };
   if (error instanceof SpawnError)
     return {

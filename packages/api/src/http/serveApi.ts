@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
 import type { BerthApi } from "../api.ts";
+import { pullStream } from "./pullStream.ts";
 
 export interface ServedApi {
   /** The server's origin, e.g. http://127.0.0.1:41234: the API is at /api/trpc. */
@@ -12,7 +13,7 @@ export interface ServedApi {
 
 /**
  * Serves a BerthApi over plain node:http exactly as the dashboard's routes do (tRPC's fetch
- * adapter at /api/trpc, sign-in at /api/auth): for typed-client tests, benchmarks, and a
+ * adapter at /api/trpc, file transfers at /api/files, sign-in at /api/auth): for typed-client tests, benchmarks, and a
  * headless API. Closing it closes the server and its open streams, not the API.
  */
 export async function serveApi(
@@ -37,9 +38,14 @@ export async function serveApi(
 async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse): Promise<void> {
   // Sign-in throttling keys on the client's address: the socket's, never one the client claims.
   req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
+  const path = new URL(req.url ?? "/", "http://berth.invalid").pathname;
+  // File bodies are large: converted apart, so they are read only as fast as the box takes them.
+  if (path.startsWith("/api/files/")) {
+    await send(res, await api.handleFiles(streamingRequest(req, res)));
+    return;
+  }
   // Its signal aborts when the client goes away: that is what ends a subscription.
   const request = incomingMessageToRequest(req, res, { maxBodySize: null });
-  const path = new URL(request.url).pathname;
   const response = path.startsWith("/api/auth/")
     ? await api.handleAuth(request)
     : path.startsWith("/api/trpc/")
@@ -49,17 +55,24 @@ async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse)
           req: request,
           createContext: ({ req: incoming }) => api.createContext({ headers: incoming.headers }),
         })
-      : new Response("Not found: the API is at /api/trpc and sign-in at /api/auth.", {
-          status: 404,
-        });
+      : new Response(
+          "Not found: the API is at /api/trpc, file transfers at /api/files, sign-in at /api/auth.",
+          { status: 404 },
+        );
+  await send(res, response);
+}
+
+async function send(res: ServerResponse, response: Response): Promise<void> {
   res.statusCode = response.status;
   response.headers.forEach((value, name) => res.setHeader(name, value));
   if (response.body === null) {
     res.end();
     return;
   }
-  // An answer is sent in one write; only a stream (server-sent events) is relayed as it comes.
-  if (!(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+  // An answer is sent in one write; only a stream (server-sent events, a file) is relayed as it
+  // comes, waiting for the socket to drain so a slow reader never makes a file pile up here.
+  const type = response.headers.get("content-type") ?? "";
+  if (!type.startsWith("text/event-stream") && !type.startsWith("application/octet-stream")) {
     res.end(Buffer.from(await response.arrayBuffer()));
     return;
   }
@@ -72,7 +85,43 @@ async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse)
       await reader.cancel();
       return;
     }
-    res.write(value);
+    if (!res.write(value)) await drained(res);
   }
   res.end();
+}
+
+/** Resolves when the socket takes more (or is gone: the next read sees `destroyed`). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+  });
+}
+
+/**
+ * A file route's request, its body pulled chunk by chunk as the box takes it (tRPC's
+ * conversion pushes every chunk as it arrives, so an upload faster than the box writes would
+ * pile up in memory). Its signal aborts when the client goes away.
+ */
+function streamingRequest(req: IncomingMessage, res: ServerResponse): Request {
+  const gone = new AbortController();
+  res.once("close", () => {
+    gone.abort();
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    for (const one of Array.isArray(value) ? value : [value ?? ""]) headers.append(name, one);
+  }
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  return new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), {
+    method: req.method ?? "GET",
+    headers,
+    signal: gone.signal,
+    ...(hasBody ? { body: pullStream(req), duplex: "half" as const } : {}),
+  });
 }

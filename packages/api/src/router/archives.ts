@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { isArchiveComplete } from "@berth/sandbox/lease";
 import { idSchema } from "@berth/validators";
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
+import { sessionInput } from "../boxCall.ts";
 import { sessionLeaseKey } from "../sessionScope.ts";
 import { memberProcedure } from "../trpc.ts";
 import type { RouterFixtures } from "../fixtures.ts";
@@ -38,6 +40,21 @@ export const archivesRouter = {
       archiveComplete: isArchiveComplete(lease),
     };
   }),
+  /**
+   * Captures the session's workspace now (waking its box if cold) and publishes it as the
+   * current archive. Progress arrives on events.session as `transfer` items.
+   */
+  capture: memberProcedure.input(sessionInput).mutation(async ({ ctx, input }) => {
+    const captured = await ctx.boxes.capture(
+      { workspaceId: ctx.workspaceId, sessionId: input.sessionId, requestId: randomUUID() },
+      `${ctx.actor.kind}:${ctx.actor.id}`,
+    );
+    return {
+      revision: captured.revision,
+      generation: captured.generation,
+      archiveComplete: captured.lease.archiveComplete,
+    };
+  }),
 } satisfies TRPCRouterRecord;
 
 export const archivesFixtures: RouterFixtures<typeof archivesRouter> = {
@@ -45,5 +62,10 @@ export const archivesFixtures: RouterFixtures<typeof archivesRouter> = {
     access: "member",
     scope: "tenant",
     input: (w) => ({ workspaceId: w.workspaceId, sessionId: w.sessionId }),
+  },
+  capture: {
+    access: "member",
+    scope: "tenant",
+    input: (w) => ({ workspaceId: w.workspaceId, sessionId: w.boxSessionId }),
   },
 };

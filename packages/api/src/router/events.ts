@@ -14,7 +14,8 @@ import { eventIdSchema } from "./leases.ts";
 /**
  * A lease event is tracked (its id is the SSE event id, so the client's `lastEventId` resumes
  * after it); a generations item is a snapshot of the lease's current generations (sent first,
- * then on every change), untracked because a reconnect simply receives the current one again.
+ * then on every change), untracked because a reconnect simply receives the current one again;
+ * so is a transfer item (the capture or restore under way, or the last one, with its time).
  */
 async function* sessionStream(items: AsyncIterable<LeaseFeedItem>) {
   for await (const item of items) {
@@ -29,6 +30,16 @@ async function* sessionStream(items: AsyncIterable<LeaseFeedItem>) {
           kind: "generations" as const,
           workspaceGeneration: item.workspaceGeneration,
           archiveGeneration: item.archiveGeneration,
+        };
+        break;
+      case "transfer":
+        yield {
+          kind: "transfer" as const,
+          operation: item.operation,
+          phase: item.phase,
+          bytesDone: item.bytesDone,
+          bytesTotal: item.bytesTotal,
+          at: item.at,
         };
         break;
     }

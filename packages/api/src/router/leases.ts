@@ -128,6 +128,8 @@ function dashboardView(lease: LeaseSnapshot) {
     leaseId: lease.id,
     liveness: lease.liveness,
     epoch: lease.epoch,
+    /** The box the lease holds now (null while cold). */
+    instanceId: lease.instanceId,
     holderCount: lease.holderCount,
     turnHolders: lease.turnHolders,
     viewerHolders: lease.viewerHolders,

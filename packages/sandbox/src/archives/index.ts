@@ -11,3 +11,4 @@ export { FilesystemArchiveStore } from "./filesystemArchiveStore.ts";
 export type { ArchiveProgress, ProgressListener } from "./progress.ts";
 export { WorkspaceArchiver } from "./workspaceArchiver.ts";
 export type { ArchiverOptions } from "./workspaceArchiver.ts";
+export { progressRecorder } from "./progressRecorder.ts";

@@ -8,6 +8,11 @@ export type {
   LeaseFeedItem,
 } from "./leaseEventFeed.ts";
 export { readGroupFeed, readLeaseEvents } from "./leaseEventRows.ts";
-export type { LeaseEventRecord, LeaseFeedRead, LeaseGenerations } from "./leaseEventRows.ts";
+export type {
+  ArchiveTransfer,
+  LeaseEventRecord,
+  LeaseFeedRead,
+  LeaseGenerations,
+} from "./leaseEventRows.ts";
 export { listenerApplicationName } from "./notificationListener.ts";
 export type { ReconnectDelays } from "./notificationListener.ts";

@@ -7,6 +7,7 @@ import {
   warmLease,
   type SeededSession,
 } from "../tests/leaseFixture.ts";
+import { progressRecorder } from "../archives/progressRecorder.ts";
 import {
   LeaseEventFeed,
   listenerApplicationName,
@@ -74,14 +75,25 @@ function collect(feed: LeaseEventFeed, s: SeededSession, afterId: bigint | null 
   };
 }
 
+function transfers(items: LeaseFeedItem[]) {
+  return items.flatMap((item) => (item.kind === "transfer" ? [item] : []));
+}
+
 function eventsOf(items: LeaseFeedItem[]) {
   return items.flatMap((item) => (item.kind === "event" ? [item.event] : []));
 }
 
 function summary(items: LeaseFeedItem[]) {
-  return items.map((item) =>
-    item.kind === "event" ? item.event.transition : `gen ${String(item.workspaceGeneration)}`,
-  );
+  return items.map((item) => {
+    switch (item.kind) {
+      case "event":
+        return item.event.transition;
+      case "generations":
+        return `gen ${String(item.workspaceGeneration)}`;
+      case "transfer":
+        return `${item.operation} ${item.phase} ${String(item.bytesDone)}`;
+    }
+  });
 }
 
 function spawn(s: SeededSession, holder = "turn:t1") {
@@ -140,6 +152,45 @@ describe("LeaseEventFeed over LISTEN/NOTIFY", () => {
     const events = eventsOf(sub.items);
     expect(events[1]).toMatchObject({ fromState: "cold", toState: "warming", epochAfter: 0 });
     expect(events[0]?.id).toBeTypeOf("bigint");
+  });
+
+  it("reports a capture's or restore's progress, recorded from any process, as transfer items", async () => {
+    const s = await seedSession(world.current.db);
+    const lease = await warmLease(world.current, s);
+    const sub = collect(newFeed({ mode: "listen", pollIntervalMs: 60_000 }), s);
+    await sub.until((items) => items.some((item) => item.kind === "generations"));
+    await listenerBackend();
+    // Another process's recorder, on its own connection: only the trigger's NOTIFY wakes us.
+    const recorderDb = createDbClient({ connectionString: world.current.url, maxConnections: 1 });
+    try {
+      const record = progressRecorder(recorderDb);
+      const figure = { operation: "capture", leaseId: lease.id, phase: "capturing" } as const;
+      record({ ...figure, bytesDone: 0, bytesTotal: undefined });
+      record({ ...figure, bytesDone: 4096, bytesTotal: 8192 });
+      await record.settled();
+      await sub.until((items) => transfers(items).at(-1)?.bytesDone === 4096);
+      record({
+        operation: "restore",
+        leaseId: lease.id,
+        phase: "hydrating",
+        bytesDone: 10,
+        bytesTotal: 10,
+      });
+      await record.settled();
+      await sub.until((items) => transfers(items).at(-1)?.operation === "restore");
+    } finally {
+      await recorderDb.$disconnect();
+    }
+    expect(transfers(sub.items).at(-1)).toMatchObject({
+      phase: "hydrating",
+      bytesDone: 10,
+      bytesTotal: 10,
+    });
+    // One row per lease, overwritten: a snapshot, never a log.
+    expect(await world.current.db.archiveProgress.count({ where: { leaseId: lease.id } })).toBe(1);
+    const capture = transfers(sub.items).find((item) => item.bytesDone === 4096);
+    expect(capture).toMatchObject({ operation: "capture", phase: "capturing", bytesTotal: 8192 });
+    expect(sub.transitions()).toEqual([]);
   });
 
   it("reports a generation advance, which is no lease event, as its own item", async () => {

@@ -2,6 +2,7 @@ import type { DbClientOrTx } from "@berth/db";
 import { z } from "zod";
 import {
   readGroupFeed,
+  type ArchiveTransfer,
   type LeaseEventRecord,
   type LeaseFeedRead,
   type LeaseGenerations,
@@ -39,7 +40,8 @@ export interface LeaseEventFeedOptions extends LeaseEventFeedSettings {
 /** What a subscriber receives, in order. */
 export type LeaseFeedItem =
   | { readonly kind: "event"; readonly leaseId: string; readonly event: LeaseEventRecord }
-  | ({ readonly kind: "generations"; readonly leaseId: string } & LeaseGenerations);
+  | ({ readonly kind: "generations"; readonly leaseId: string } & LeaseGenerations)
+  | ({ readonly kind: "transfer"; readonly leaseId: string } & ArchiveTransfer);
 
 const followSchema = z.object({
   workspaceId: z.uuid(),
@@ -106,7 +108,8 @@ export class LeaseEventFeed {
    * group without a lease yet is waited for; every event of its lease is then new.
    *
    * Generations are not lease events, so they come as their own item: once first (the
-   * subscriber's baseline), then whenever a read finds them moved. Each is a snapshot of the
+   * subscriber's baseline), then whenever a read finds them moved; so does the lease's archive
+   * transfer (capture or restore progress), once it has one. Each is a snapshot of the
    * current value, not a log: a client that reconnects gets the current one again.
    */
   async *follow(input: {
@@ -125,6 +128,7 @@ export class LeaseEventFeed {
     try {
       let cursor = afterId;
       let shown: LeaseGenerations | null = null;
+      let shownTransfer: ArchiveTransfer | null = null;
       while (!signal.aborted && !this.#closed) {
         const read = await this.#read({ workspaceId, sandboxGroupId, cursor, watch });
         if (!counted) {
@@ -140,6 +144,10 @@ export class LeaseEventFeed {
           if (!sameGenerations(shown, read.generations)) {
             shown = read.generations;
             yield { kind: "generations", leaseId: read.leaseId, ...shown };
+          }
+          if (read.transfer !== null && !sameTransfer(shownTransfer, read.transfer)) {
+            shownTransfer = read.transfer;
+            yield { kind: "transfer", leaseId: read.leaseId, ...shownTransfer };
           }
           if (read.events.length === PAGE) continue;
         } else if (cursor === null) {
@@ -205,6 +213,17 @@ export class LeaseEventFeed {
       }
     }
   }
+}
+
+function sameTransfer(a: ArchiveTransfer | null, b: ArchiveTransfer): boolean {
+  return (
+    a !== null &&
+    a.operation === b.operation &&
+    a.phase === b.phase &&
+    a.bytesDone === b.bytesDone &&
+    a.bytesTotal === b.bytesTotal &&
+    a.at.getTime() === b.at.getTime()
+  );
 }
 
 function sameGenerations(a: LeaseGenerations | null, b: LeaseGenerations): boolean {

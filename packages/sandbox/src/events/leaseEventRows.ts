@@ -1,4 +1,4 @@
-import type { DbClientOrTx } from "@berth/db";
+import type { ArchiveProgressOperation, ArchiveProgressPhase, DbClientOrTx } from "@berth/db";
 
 // Reads of lease_events by id cursor, shared by the timeline (one page) and the live feed (one
 // read per wake-up). Every read names the workspace in the query itself.
@@ -23,10 +23,21 @@ export interface LeaseGenerations {
   readonly archiveGeneration: number | null;
 }
 
+/** The capture or restore under way on the lease, or its last (archive_progress). */
+export interface ArchiveTransfer {
+  readonly operation: ArchiveProgressOperation;
+  readonly phase: ArchiveProgressPhase;
+  readonly bytesDone: number;
+  /** Unknown until the box sends its estimate (capture) or the store its size (restore). */
+  readonly bytesTotal: number | null;
+  readonly at: Date;
+}
+
 /** A sandbox group's lease as one wake-up of a subscriber finds it. */
 export interface LeaseFeedRead {
   readonly leaseId: string;
   readonly generations: LeaseGenerations;
+  readonly transfer: ArchiveTransfer | null;
   /** Events after the cursor, oldest first, at most the read's limit. */
   readonly events: readonly LeaseEventRecord[];
   /** The newest event of the lease at all (null if it has none): where a live tail starts. */
@@ -67,6 +78,11 @@ interface FeedRow {
   workspace_generation: number;
   archive_generation: number | null;
   last_event_id: bigint | null;
+  transfer_operation: ArchiveProgressOperation | null;
+  transfer_phase: ArchiveProgressPhase | null;
+  transfer_bytes_done: bigint | null;
+  transfer_bytes_total: bigint | null;
+  transfer_at: Date | null;
   id: bigint | null;
   transition: string | null;
   from_state: string | null;
@@ -79,8 +95,9 @@ interface FeedRow {
 }
 
 /**
- * The group's lease, its generations and the events after `afterId`, in one round trip (a
- * polling subscriber pays this once per interval), or null while the group has no lease.
+ * The group's lease, its generations, its archive transfer and the events after `afterId`, in
+ * one round trip (a polling subscriber pays this once per interval), or null while the group
+ * has no lease.
  */
 export async function readGroupFeed(
   db: DbClientOrTx,
@@ -89,9 +106,13 @@ export async function readGroupFeed(
   const rows = await db.$queryRaw<FeedRow[]>`
     SELECT l.id::text AS lease_id, l.workspace_generation, l.archive_generation,
            (SELECT max(m.id) FROM lease_events m WHERE m.lease_id = l.id) AS last_event_id,
+           p.operation AS transfer_operation, p.phase AS transfer_phase,
+           p.bytes_done AS transfer_bytes_done, p.bytes_total AS transfer_bytes_total,
+           p.updated_at AS transfer_at,
            e.id, e.transition, e.from_state, e.to_state, e.epoch_before, e.epoch_after,
            e.actor, e.reason, e.at
       FROM sandbox_leases l
+      LEFT JOIN archive_progress p ON p.lease_id = l.id
       LEFT JOIN LATERAL (
         SELECT * FROM lease_events v
          WHERE v.lease_id = l.id AND v.id > ${read.afterId}::bigint
@@ -107,8 +128,22 @@ export async function readGroupFeed(
       workspaceGeneration: first.workspace_generation,
       archiveGeneration: first.archive_generation,
     },
+    transfer: transferOf(first),
     events: rows.flatMap(eventOf),
     lastEventId: first.last_event_id,
+  };
+}
+
+function transferOf(row: FeedRow): ArchiveTransfer | null {
+  const { transfer_operation: operation, transfer_phase: phase, transfer_at: at } = row;
+  if (operation === null || phase === null || at === null || row.transfer_bytes_done === null)
+    return null;
+  return {
+    operation,
+    phase,
+    bytesDone: Number(row.transfer_bytes_done),
+    bytesTotal: row.transfer_bytes_total === null ? null : Number(row.transfer_bytes_total),
+    at,
   };
 }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
+import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { AcquireOutcome } from "../lease/errors.ts";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
 import { ProcessHolders } from "../lease/processHolders.ts";
@@ -32,6 +33,8 @@ export interface BoxAccessOptions {
   readonly resources: LeaseResources;
   readonly backend: Backend;
   readonly spawner: SpawnerSystem;
+  /** Captures on demand (`capture`); without it, on-demand capture is unavailable. */
+  readonly archiver?: WorkspaceArchiver;
   /** How often a waiting caller re-reads a lease someone else is warming or draining. */
   readonly pollMs?: number;
   /** How often a running call touches its holder (default: a third of the viewer TTL). */
@@ -53,6 +56,7 @@ export class BoxAccess {
   readonly #processes: ProcessHolders;
   readonly #backend: Backend;
   readonly #spawner: SpawnerSystem;
+  readonly #archiver: WorkspaceArchiver | undefined;
   readonly #pollMs: number;
   readonly #touchEveryMs: number;
 
@@ -64,6 +68,7 @@ export class BoxAccess {
     this.#processes = new ProcessHolders(options.resources);
     this.#backend = options.backend;
     this.#spawner = options.spawner;
+    this.#archiver = options.archiver;
     this.#pollMs = options.pollMs ?? 100;
     this.#touchEveryMs =
       options.touchEveryMs ?? Math.max(1_000, Math.floor(options.resources.config.viewerTtlMs / 3));
@@ -100,6 +105,51 @@ export class BoxAccess {
         holderId: holder.id,
       });
     }
+  }
+
+  /**
+   * Captures the session's workspace now (waking its box if cold) and publishes it, under the
+   * call's holder so the box stays warm meanwhile. Answers the published revision; a capture
+   * that keeps meeting new writes is refused (retryable), as one the box cannot give.
+   */
+  async capture(
+    call: Omit<BoxCall, "operation">,
+    actor: string,
+  ): Promise<{ revision: string; generation: number; lease: LeaseSnapshot }> {
+    const archiver = this.#archiver;
+    return this.run(
+      { ...call, operation: { name: "archives.capture", writes: false } },
+      async ({ lease }) => {
+        if (archiver === undefined)
+          throw new BoxServiceError({
+            code: "capture_unavailable",
+            message: "This server has no archive store to capture into.",
+            retryable: false,
+            epoch: lease.epoch,
+          });
+        const captured = await archiver.capture(lease, { actor });
+        switch (captured.kind) {
+          case "published":
+            return captured;
+          case "refused":
+            throw new BoxServiceError({
+              code: "capture_refused",
+              message: `The capture could not be published (${captured.reason}): writes kept landing or the box moved on; retry when it is quieter.`,
+              retryable: true,
+              epoch: captured.lease?.epoch ?? lease.epoch,
+              detail: { reason: captured.reason },
+            });
+          case "unavailable":
+          case "provider_missing":
+            throw new BoxServiceError({
+              code: "capture_unavailable",
+              message: `The box could not be captured (${captured.kind === "unavailable" ? captured.reason : "it is gone"}); retry shortly.`,
+              retryable: true,
+              epoch: lease.epoch,
+            });
+        }
+      },
+    );
   }
 
   /** The lease systems over the same resources (the configured TTLs), for holder calls. */

@@ -17,6 +17,10 @@ export const boxServiceErrorCodes = [
   "wait_timeout",
   /** The session points at a sandbox this build cannot route to. */
   "route_unavailable",
+  /** An on-demand capture kept meeting new writes (or the box moved on): retry when quieter. */
+  "capture_refused",
+  /** Capture is not possible now (no archive store, the box did not answer): retry later. */
+  "capture_unavailable",
 ] as const;
 export type BoxServiceErrorCode = (typeof boxServiceErrorCodes)[number];
 
