@@ -138,6 +138,8 @@ function adviceFor(reason: ExitReason, berthCode: string | undefined, scope: Err
           return "Something is there already: choose another path, or remove it first.";
         case "precondition_failed":
           return "Do what the message says, then run the command again.";
+        case "git_failed":
+          return `Git refused it (its message is above); a workspace that is no repository yet needs \`berth exec ${sessionFlag(scope)} -- git init\`.`;
         case undefined:
         default:
           return "Check the arguments: `berth <command> --help`.";
