@@ -19,6 +19,8 @@ export interface AttachInput {
   readonly stdin: NodeJS.ReadStream;
   readonly stdout: NodeJS.WriteStream;
   readonly stderr: NodeJS.WriteStream;
+  /** Shown once keystrokes are taken raw, so nothing typed after it is echoed locally. */
+  readonly banner: string;
 }
 
 /**
@@ -91,6 +93,7 @@ export class TerminalAttachment {
     // A reattached terminal keeps the size it had; this window's may differ.
     this.#syncSize();
     this.#subscribe();
+    this.#io.stderr.write(this.#io.banner);
     try {
       const result = await outcome;
       if ("error" in result) throw result.error;

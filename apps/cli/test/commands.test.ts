@@ -82,19 +82,29 @@ describe("berth, signed in", () => {
     expect(machines.json()).toEqual({
       machines: [
         {
+          sandboxId: expect.any(String) as unknown,
           sessionId,
-          title: "cli work",
-          kind: "group_box",
-          backend: "local",
-          liveness: null,
-          epoch: null,
+          name: "cli work (group box)",
+          kind: "group",
+          state: "cold",
+          active: true,
+          isSessionGroup: true,
           instanceId: null,
-          workspaceGeneration: null,
+          workspaceGeneration: 0,
           archiveGeneration: null,
-          archiveComplete: null,
+          archiveComplete: false,
+          leaseEpoch: null,
+          holders: { turn: 0, viewer: 0, direct: 0, process: 0 },
+          os: null,
+          arch: null,
+          hasDisplay: false,
+          lastSeenAt: null,
         },
       ],
     });
+    const table = await served.current.berth(["machines"]);
+    expect(table.stdout).toMatch(/^SESSION\s+MACHINE\s+STATE\s+INSTANCE\s+EPOCH/);
+    expect(table.stdout).toContain("cli work (group box)");
   });
 
   it("put streams a file up, ls and cat show it, get streams it back, rm removes it", async () => {
@@ -110,7 +120,7 @@ describe("berth, signed in", () => {
     const [machine] = (machines.json() as { machines: Record<string, unknown>[] }).machines;
     expect(machine).toMatchObject({ workspaceGeneration: 1 });
     expect(typeof machine?.instanceId).toBe("string");
-    expect(["warm", "draining"]).toContain(machine?.liveness);
+    expect(["warm", "draining"]).toContain(machine?.state);
     const fromStdin = await world.berth(["put", "-", "stdin.txt", "--json"], { input: "piped\n" });
     expect(fromStdin.json()).toMatchObject({ path: "stdin.txt", size: 6 });
 
@@ -233,7 +243,7 @@ describe("berth, signed in", () => {
     const [machine] = (machines.json() as { machines: Record<string, unknown>[] }).machines;
     // Warm while a call holds it, draining (still serving) between calls.
     expect(machine).toMatchObject({ sessionId, archiveComplete: false });
-    expect(machine?.liveness).toMatch(/^(warm|draining)$/);
+    expect(machine?.state).toMatch(/^(warm|draining)$/);
     expect(machine?.workspaceGeneration).toBeGreaterThan(0);
     const timeline = await served.current.berth(["leases", "timeline", "--json"]);
     const { events } = timeline.json() as { events: { id: string; toState: string }[] };

@@ -156,6 +156,8 @@ describe("berth in a terminal", () => {
 
     const again = await berthInPty(["terminal", "--id", terminalId ?? "", "-s", sessionId], env);
     await again.waitFor(/\[berth\] terminal /);
+    // Reattached from the start of the box's replay buffer: the earlier command shows again.
+    await again.waitFor(/export MARK=kept/);
     again.pty.write("echo $MARK\r");
     await again.waitFor(/kept-42/);
     again.pty.write("exit 3\r");

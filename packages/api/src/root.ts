@@ -1,5 +1,6 @@
 import type { RouterFixtures } from "./fixtures.ts";
 import { archivesFixtures, archivesRouter } from "./router/archives.ts";
+import { machinesFixtures, machinesRouter } from "./router/machines.ts";
 import { auditFixtures, auditRouter } from "./router/audit.ts";
 import { eventsFixtures, eventsRouter } from "./router/events.ts";
 import { execFixtures, execRouter } from "./router/exec.ts";
@@ -27,6 +28,7 @@ const routers = {
   audit: auditRouter,
   sessions: sessionsRouter,
   archives: archivesRouter,
+  machines: machinesRouter,
   recovery: recoveryRouter,
   fs: fsRouter,
   exec: execRouter,
@@ -53,6 +55,7 @@ export const appRouterFixtures: {
   audit: auditFixtures,
   sessions: sessionsFixtures,
   archives: archivesFixtures,
+  machines: machinesFixtures,
   recovery: recoveryFixtures,
   fs: fsFixtures,
   exec: execFixtures,

@@ -6,6 +6,7 @@ export { DatabaseClock } from "./databaseClock.ts";
 export { checkSandboxEnv, leaseConfigFromEnv, sandboxEnvSchema, sandboxEnvShape } from "./env.ts";
 export * from "./archives/index.ts";
 export * from "./lease/index.ts";
+export * from "./machines/index.ts";
 export { captureUnavailableDrainPort } from "./reaper/drainPort.ts";
 export type { CaptureResult, DrainPort } from "./reaper/drainPort.ts";
 export { ReaperSystem } from "./reaper/reaperSystem.ts";

@@ -6,47 +6,50 @@ export function registerMachines(program: Command, cli: CliContext): void {
   program
     .command("machines")
     .description(
-      "List each session's box: lease liveness, instance, workspace and archive generations",
+      "List the workspace's machines: each session's box with its state, generations and holders",
     )
     .addHelpText(
       "after",
-      "\nEnrolled (self-hosted) machines are not built yet: today every session has one group box, listed here\nfrom its lease (leases.get) and session. `instanceId` is null while the box is cold.",
+      "\nEnrolled (self-hosted) machines are not built yet: today every session has one group box\n(machines.list, one query for the whole workspace). `instanceId` is null while the box is cold.",
     )
     .action(async (_options: unknown, command: Command) => {
       const { client, workspaceId } = await cli.connect();
-      const sessions = await client.sessions.list.query({ workspaceId });
-      const machines = await Promise.all(
-        sessions.map(async (session) => {
-          const lease = await client.leases.get.query({ workspaceId, sessionId: session.id });
-          return {
-            sessionId: session.id,
-            title: session.title,
-            kind: "group_box" as const,
-            backend: session.backend,
-            liveness: lease?.liveness ?? null,
-            epoch: lease?.epoch ?? null,
-            instanceId: lease?.instanceId ?? null,
-            workspaceGeneration: lease?.workspaceGeneration ?? null,
-            archiveGeneration: lease?.archiveGeneration ?? null,
-            archiveComplete: lease?.archiveComplete ?? null,
-          };
-        }),
-      );
+      const machines = await client.machines.list.query({ workspaceId });
       cli.output(command).result({ machines }, () =>
         machines.length === 0
           ? "No sessions, so no boxes: `berth sessions create` makes one."
           : table(
-              ["SESSION", "TITLE", "LIVENESS", "INSTANCE", "WS GEN", "ARCHIVE GEN", "ARCHIVED"],
+              [
+                "SESSION",
+                "MACHINE",
+                "STATE",
+                "INSTANCE",
+                "EPOCH",
+                "WS GEN",
+                "ARCHIVE GEN",
+                "ARCHIVED",
+                "HOLDERS",
+              ],
               machines.map((m) => [
                 m.sessionId,
-                m.title,
-                m.liveness ?? "never started",
+                m.name,
+                m.state,
                 m.instanceId ?? "-",
-                m.workspaceGeneration === null ? "-" : String(m.workspaceGeneration),
+                m.leaseEpoch === null ? "-" : String(m.leaseEpoch),
+                String(m.workspaceGeneration),
                 m.archiveGeneration === null ? "-" : String(m.archiveGeneration),
-                m.archiveComplete === null ? "-" : m.archiveComplete ? "complete" : "behind",
+                m.archiveComplete ? "complete" : "behind",
+                holderSummary(m.holders),
               ]),
             ),
       );
     });
+}
+
+/** "turn 1, viewer 2" — only the kinds that hold the box now. */
+function holderSummary(holders: Readonly<Record<string, number>>): string {
+  const held = Object.entries(holders).filter(([, count]) => count > 0);
+  return held.length === 0
+    ? "-"
+    : held.map(([kind, count]) => `${kind} ${String(count)}`).join(", ");
 }

@@ -31,8 +31,14 @@ export function registerTerminal(program: Command, cli: CliContext): void {
         options.id ??
         (await session.client.terminal.open.mutate({ ...session.scope, cwd: options.cwd, ...size }))
           .id;
-      stderr.write(`[berth] terminal ${terminalId} (Ctrl-] detaches)\r\n`);
-      const attachment = new TerminalAttachment({ session, terminalId, stdin, stdout, stderr });
+      const attachment = new TerminalAttachment({
+        session,
+        terminalId,
+        stdin,
+        stdout,
+        stderr,
+        banner: `[berth] terminal ${terminalId} (Ctrl-] detaches)\r\n`,
+      });
       cli.exitCode = await attachment.run();
     });
 }

@@ -1,0 +1,2 @@
+export { readMachines } from "./readMachines.ts";
+export type { MachineState, MachineView } from "./machineView.ts";

@@ -1,0 +1,36 @@
+import type { HolderKind, LeaseLiveness } from "@berth/db";
+
+/**
+ * Where a machine stands. A group box follows its lease (cold → warming → warm → draining); an
+ * enrolled machine is online or offline by its last heartbeat.
+ */
+export type MachineState = LeaseLiveness | "online" | "offline";
+
+/** One machine a session can run on, as the dashboard, the CLI and clients list it. */
+export interface MachineView {
+  /** The group box: its sandbox group's id; an enrolled machine: its own id. */
+  readonly sandboxId: string;
+  readonly sessionId: string;
+  readonly name: string;
+  readonly kind: "group" | "selfhosted";
+  readonly state: MachineState;
+  /** The session's operations go here now (its pointer names it). */
+  readonly active: boolean;
+  /** The session's own group box (there is exactly one per session). */
+  readonly isSessionGroup: boolean;
+  /** The box the lease holds now; null while cold. */
+  readonly instanceId: string | null;
+  readonly workspaceGeneration: number;
+  readonly archiveGeneration: number | null;
+  /** A verified archive holds every admitted write (archiveGeneration = workspaceGeneration). */
+  readonly archiveComplete: boolean;
+  /** The lease's epoch; null before the session's box first started. */
+  readonly leaseEpoch: number | null;
+  readonly holders: Readonly<Record<HolderKind, number>>;
+  /** Reported by enrolled machines; unknown (null) for a group box. */
+  readonly os: string | null;
+  readonly arch: string | null;
+  readonly hasDisplay: boolean;
+  /** The latest heartbeat of any holder (group box) or of the machine itself. */
+  readonly lastSeenAt: Date | null;
+}

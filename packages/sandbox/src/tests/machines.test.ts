@@ -1,0 +1,98 @@
+import type { DbClient } from "@berth/db";
+import { describe, expect, it } from "vitest";
+import { readMachines } from "../machines/index.ts";
+import { seedSession, useLeaseWorld, warmLease, type LeaseWorld } from "./leaseFixture.ts";
+
+const world = useLeaseWorld();
+
+/** The world's db, counting every statement it sends (raw or not). */
+function counted(w: LeaseWorld): { db: DbClient; readonly queries: number } {
+  let queries = 0;
+  const db = w.db.$extends({
+    query: {
+      $allOperations({ args, query }) {
+        queries += 1;
+        return query(args);
+      },
+    },
+  }) as unknown as DbClient;
+  return {
+    db,
+    get queries() {
+      return queries;
+    },
+  };
+}
+
+describe("readMachines", () => {
+  it("lists a never-started box cold and a warm one with its lease's figures", async () => {
+    const w = world.current;
+    const cold = await seedSession(w.db);
+    const [machine] = await readMachines(w.db, cold);
+    expect(machine).toEqual({
+      sandboxId: cold.sandboxGroupId,
+      sessionId: cold.sessionId,
+      name: "group box",
+      kind: "group",
+      state: "cold",
+      active: true,
+      isSessionGroup: true,
+      instanceId: null,
+      workspaceGeneration: 0,
+      archiveGeneration: null,
+      archiveComplete: false,
+      leaseEpoch: null,
+      holders: { turn: 0, viewer: 0, direct: 0, process: 0 },
+      os: null,
+      arch: null,
+      hasDisplay: false,
+      lastSeenAt: null,
+    });
+
+    const warm = await seedSession(w.db);
+    const lease = await warmLease(w, warm, "box-7");
+    await w.leases.acquire({ ...warm, kind: "viewer", holderId: "viewer:tab-1" });
+    const [live] = await readMachines(w.db, warm);
+    expect(live).toMatchObject({
+      state: "warm",
+      instanceId: "box-7",
+      leaseEpoch: lease.epoch,
+      holders: { turn: 1, viewer: 1, direct: 0, process: 0 },
+      archiveComplete: false,
+    });
+    expect(live?.lastSeenAt).toBeInstanceOf(Date);
+  });
+
+  it("reads every session of a workspace in one query, and no other workspace's", async () => {
+    const w = world.current;
+    const first = await seedSession(w.db);
+    const sessions = [first.sessionId];
+    for (let i = 0; i < 30; i += 1) {
+      const session = await w.db.session.create({
+        data: {
+          workspaceId: first.workspaceId,
+          sandboxGroupId: crypto.randomUUID(),
+          backend: "local",
+          title: `s${String(i)}`,
+        },
+      });
+      sessions.push(session.id);
+    }
+    await warmLease(w, first);
+    await seedSession(w.db); // another workspace's session
+
+    const probe = counted(w);
+    const machines = await readMachines(probe.db, { workspaceId: first.workspaceId });
+    expect(probe.queries).toBe(1);
+    expect(machines.map((m) => m.sessionId).sort()).toEqual([...sessions].sort());
+    expect(machines.find((m) => m.sessionId === sessions[30])?.name).toBe("s29 (group box)");
+    expect(machines.find((m) => m.sessionId === first.sessionId)?.state).toBe("warm");
+
+    const one = await readMachines(probe.db, first);
+    expect(probe.queries).toBe(2);
+    expect(one.map((m) => m.sessionId)).toEqual([first.sessionId]);
+    // A session of another workspace reads as nothing.
+    const other = await seedSession(w.db);
+    expect(await readMachines(w.db, { ...other, workspaceId: first.workspaceId })).toEqual([]);
+  });
+});
