@@ -1,12 +1,17 @@
 // Starts Berth for the browser tests: a fresh, migrated database on the machine's Postgres
-// (from @berth/testkit), then the real start entry on it. Dropped again when Playwright stops us.
+// (from @berth/testkit) and a fresh data folder, then the real start entry on them. Dropped
+// again when Playwright stops us — with the boxes the specs woke, which by design outlive the
+// server that started them.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "@berth/testkit";
 import { demoAdmin } from "./demoAdmin.ts";
 
 const database = await createTestDatabase();
+const dataDir = await mkdtemp(join(tmpdir(), "berth-e2e-"));
 const launcher = spawn(
   process.execPath,
   ["--import", "tsx", join(import.meta.dirname, "..", "apps", "launcher", "src", "main.ts")],
@@ -14,6 +19,7 @@ const launcher = spawn(
     env: {
       ...process.env,
       DATABASE_URL: database.url,
+      BERTH_DATA_DIR: dataDir,
       // No demo box: the browser tests need none, and a box would outlive them.
       BERTH_DEMO_BOX: "off",
       // Known to the specs, which sign in as the demo admin.
@@ -30,4 +36,20 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 const [code] = (await once(launcher, "exit")) as [number | null];
 await database[Symbol.asyncDispose]();
+await stopBoxesUnder(dataDir);
+await rm(dataDir, { recursive: true, force: true });
 process.exit(code ?? 1);
+
+/** Ends every box process serving a workspace in `folder` (boxd and what runs in its box). */
+async function stopBoxesUnder(folder: string): Promise<void> {
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const environ = await readFile(`/proc/${entry}/environ`, "utf8").catch(() => "");
+    if (!environ.split("\0").some((line) => line.startsWith(`BOXD_ROOT=${folder}`))) continue;
+    try {
+      process.kill(Number(entry), "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}

@@ -30,7 +30,11 @@ export function SessionsSection({ workspaceId }: { workspaceId: string }) {
         columns={["Title", "Backend", "Box", "Created"]}
         row={(session) => (
           <tr key={session.id}>
-            <td>{session.title}</td>
+            <td>
+              <a href={`/sessions/${session.id}?workspace=${workspaceId}`}>
+                {session.title === "" ? "Untitled session" : session.title}
+              </a>
+            </td>
             <td>{session.backend}</td>
             <td>{session.activeSandboxId === null ? "none yet" : "assigned"}</td>
             <td>{formatTime(session.createdAt)}</td>

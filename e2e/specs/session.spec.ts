@@ -1,0 +1,89 @@
+import { expect, test, type Page } from "@playwright/test";
+import { demoAdmin } from "../demoAdmin.ts";
+
+// A session's page follows its box live: the machines table and the lease timeline change as
+// calls made elsewhere (here: straight to the API, as an agent would) move the lease.
+
+async function signIn(page: Page) {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(demoAdmin.email);
+  await page.getByLabel("Password").fill(demoAdmin.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/$/);
+}
+
+/** A tRPC call with the page's own cookie, as another tab (or an agent) would make it. */
+async function call(
+  page: Page,
+  { path, input, kind }: { path: string; input: unknown; kind: "query" | "mutation" },
+) {
+  const origin = new URL(page.url()).origin;
+  const response =
+    kind === "query"
+      ? await page.request.get(
+          `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
+        )
+      : await page.request.post(`/api/trpc/${path}`, {
+          headers: { origin, "content-type": "application/json" },
+          data: { json: input },
+        });
+  expect(response.status(), await response.text()).toBe(200);
+}
+
+test("the machines table and the timeline follow the box live, archiveComplete included", async ({
+  page,
+}, testInfo) => {
+  await signIn(page);
+  const sessions = page.getByRole("region", { name: "Sessions" });
+  await sessions.getByLabel("Title").fill("Live session");
+  await sessions.getByRole("button", { name: "New session" }).click();
+  await sessions.getByRole("link", { name: "Live session" }).click();
+
+  await expect(page.getByRole("heading", { name: "Live session", level: 1 })).toBeVisible();
+  const url = new URL(page.url());
+  const sessionId = url.pathname.split("/").at(-1) ?? "";
+  const scope = { workspaceId: url.searchParams.get("workspace") ?? "", sessionId };
+  const machines = page.getByRole("region", { name: "Machines" });
+  const state = machines.getByTestId("machine-state");
+  const generations = machines.getByTestId("machine-generations");
+  const archive = machines.getByTestId("archive-complete");
+  await expect(state).toHaveText("cold");
+  await expect(generations).toHaveText("0 / —");
+  await expect(archive).toHaveText("archive behind");
+  await expect(page.getByTestId("live-status")).toHaveText("live");
+  await page.screenshot({ path: testInfo.outputPath("session-cold.png"), fullPage: true });
+
+  // A read through the API wakes the box: the page shows it warm without a reload.
+  await call(page, { path: "fs.list", input: { ...scope, path: "" }, kind: "query" });
+  await expect(state).toHaveText("warm");
+  await call(page, { path: "archives.capture", input: scope, kind: "mutation" });
+  await expect(archive).toHaveText("archiveComplete");
+  await expect(generations).toHaveText("0 / 0");
+  await call(page, {
+    path: "fs.write",
+    input: { ...scope, path: "notes.txt", content: "hello" },
+    kind: "mutation",
+  });
+  await expect(generations).toHaveText("1 / 0");
+  await expect(archive).toHaveText("archive behind");
+  await call(page, { path: "archives.capture", input: scope, kind: "mutation" });
+  await expect(generations).toHaveText("1 / 1");
+  await expect(archive).toHaveText("archiveComplete");
+
+  // Every transition is on the timeline with its epoch, in the chart and in the table.
+  const timeline = page.getByRole("region", { name: "Lease timeline" });
+  const rows = timeline.getByTestId("timeline-row");
+  await expect(rows.filter({ hasText: "commit_warm" })).toContainText("warming → warm");
+  await expect(rows.filter({ hasText: "commit_warm" }).getByRole("cell").nth(3)).toHaveText(
+    "0 → 1",
+  );
+  await expect(rows.filter({ hasText: "publish_archive" })).toHaveCount(2);
+  await expect(timeline.getByTestId("timeline-point")).toHaveCount(await rows.count());
+  await expect(
+    timeline.getByRole("img", { name: /Lease timeline: \d+ transitions/ }),
+  ).toBeVisible();
+
+  await expect(page.getByRole("heading", { name: "Live session", level: 1 })).toBeVisible();
+  await expect(page.locator("nextjs-portal")).toHaveCount(0);
+  await page.screenshot({ path: testInfo.outputPath("session-live.png"), fullPage: true });
+});
