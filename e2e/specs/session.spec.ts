@@ -1,6 +1,9 @@
 import { expect, test, type Page } from "@playwright/test";
 import { demoAdmin } from "../demoAdmin.ts";
 
+// In order: the overview test counts the box the first test woke.
+test.describe.configure({ mode: "serial" });
+
 // A session's page follows its box live: the machines table and the lease timeline change as
 // calls made elsewhere (here: straight to the API, as an agent would) move the lease.
 
@@ -86,4 +89,33 @@ test("the machines table and the timeline follow the box live, archiveComplete i
   await expect(page.getByRole("heading", { name: "Live session", level: 1 })).toBeVisible();
   await expect(page.locator("nextjs-portal")).toHaveCount(0);
   await page.screenshot({ path: testInfo.outputPath("session-live.png"), fullPage: true });
+});
+
+test("the overview counts sessions by state and filters them, the filter kept in the URL", async ({
+  page,
+}, testInfo) => {
+  await signIn(page);
+  const sessions = page.getByRole("region", { name: "Sessions" });
+  await sessions.getByLabel("Title").fill("Idle session");
+  await sessions.getByRole("button", { name: "New session" }).click();
+  await expect(sessions.getByRole("link", { name: "Idle session" })).toBeVisible();
+  // The previous test's box is live (warm, or draining once its page's viewer left).
+  await expect(sessions.getByTestId("state-counts")).toContainText(/warm 1|draining 1/);
+  const filter = page.getByRole("search", { name: "Filter sessions" });
+  await filter.getByLabel("Search").fill("live");
+  await expect(page).toHaveURL(/[?&]q=live/);
+  await expect(sessions.getByRole("link", { name: "Live session" })).toBeVisible();
+  await expect(sessions.getByRole("link", { name: "Idle session" })).toHaveCount(0);
+  await filter.getByLabel("Search").fill("");
+  await filter.getByLabel("State").selectOption("cold");
+  await expect(page).toHaveURL(/[?&]state=cold/);
+  await expect(sessions.getByRole("link", { name: "Idle session" })).toBeVisible();
+  await expect(sessions.getByRole("link", { name: "Live session" })).toHaveCount(0);
+
+  // The URL alone restores the view.
+  await page.goto(page.url());
+  await expect(filter.getByLabel("State")).toHaveValue("cold");
+  await expect(page.getByRole("heading", { name: "Demo workspace", level: 1 })).toBeVisible();
+  await expect(page.locator("nextjs-portal")).toHaveCount(0);
+  await page.screenshot({ path: testInfo.outputPath("overview.png"), fullPage: true });
 });
