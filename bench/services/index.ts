@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiEnvSchema, createBerthApi, createPasswordUser, serveApi } from "@berth/api";
 import { createBerthClient, createTokenWithPassword } from "@berth/client";
 import { LocalBackend } from "@berth/sandbox";
+import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
 import pg from "pg";
 import { defineBenchmark } from "../harness/benchmark.ts";
@@ -178,9 +179,7 @@ export default defineBenchmark({
       await stats.end();
       await served.close();
       await api.close();
-      const backend = new LocalBackend({ dataDir, secret: SECRET, isolation: "auto" });
-      for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
-      await rm(dataDir, { recursive: true, force: true });
+      await removeLocalBoxes({ dataDir, secret: SECRET });
     }
   },
 });

@@ -1,12 +1,12 @@
 // Where one services call's time goes: the typed client over HTTP, the same procedure called in
 // process (no HTTP), and context creation alone, each the p50 of 300 warm fs.read calls.
 // Run: cd bench && npx tsx services/split.ts
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiEnvSchema, createBerthApi, createPasswordUser, serveApi } from "@berth/api";
 import { createBerthClient, createTokenWithPassword } from "@berth/client";
-import { LocalBackend } from "@berth/sandbox";
+import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
 import { median } from "../harness/stats.ts";
 
@@ -68,7 +68,5 @@ try {
 } finally {
   await served.close();
   await api.close();
-  const backend = new LocalBackend({ dataDir, secret: SECRET, isolation: "auto" });
-  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
-  await rm(dataDir, { recursive: true, force: true });
+  await removeLocalBoxes({ dataDir, secret: SECRET });
 }

@@ -61,7 +61,7 @@ export class CliContext {
     const workspaceId =
       this.env.workspaceId ??
       (this.env.token === undefined ? stored?.workspaceId : undefined) ??
-      (await tokenWorkspace(client));
+      (await tokenWorkspace(client, "Run `berth login` again.")).workspace.id;
     return { client, options, workspaceId };
   }
 
@@ -81,8 +81,11 @@ export class CliContext {
   }
 }
 
-/** A token acts in exactly one workspace, the only one `me.get` shows it. */
-async function tokenWorkspace(client: BerthClient): Promise<string> {
+/**
+ * A token acts in exactly one workspace, the only one `me.get` shows it; with the token's
+ * user. `hint` says what to do when that workspace is gone.
+ */
+export async function tokenWorkspace(client: BerthClient, hint: string) {
   const me = await client.me.get.query();
   const workspace = me.workspaces[0];
   if (workspace === undefined)
@@ -90,9 +93,9 @@ async function tokenWorkspace(client: BerthClient): Promise<string> {
       reason: "signedOut",
       code: "no_workspace",
       message: "The token's workspace is gone.",
-      hint: "Run `berth login` again.",
+      hint,
     });
-  return workspace.id;
+  return { workspace, user: me.user };
 }
 
 async function onlySession(connection: Connection): Promise<string> {

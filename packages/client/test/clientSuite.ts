@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -10,7 +10,7 @@ import {
   type ServedApi,
 } from "@berth/api";
 import { createDbClient, type DbClient } from "@berth/db";
-import { LocalBackend } from "@berth/sandbox";
+import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { useTestDatabase } from "@berth/testkit";
 import { afterAll, beforeAll } from "vitest";
 import { createTokenWithPassword } from "../src/index.ts";
@@ -92,9 +92,7 @@ export function useServedApi(): { readonly current: ClientWorld } {
     await api?.close();
     if (world !== undefined) {
       await world.db.$disconnect();
-      const backend = new LocalBackend({ dataDir: world.dataDir, secret, isolation: "auto" });
-      for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
-      await rm(world.dataDir, { recursive: true, force: true });
+      await removeLocalBoxes({ dataDir: world.dataDir, secret });
     }
   });
   return {

@@ -7,8 +7,8 @@ import {
   removeCredentials,
   writeCredentials,
 } from "../config.ts";
-import type { CliContext } from "../context.ts";
-import { CliError, usageError } from "../errors.ts";
+import { tokenWorkspace, type CliContext } from "../context.ts";
+import { usageError } from "../errors.ts";
 import { prompt, readSecretFromStdin } from "../prompt.ts";
 import { loginWithPassword, type ChosenWorkspace } from "../signIn.ts";
 
@@ -99,15 +99,10 @@ async function withToken(url: string, options: LoginOptions): Promise<LoggedIn> 
   if (options.passwordStdin === true)
     throw usageError("Pass a token or a password, not both.", "Drop --password-stdin.");
   const token = options.token ?? (await readSecretFromStdin("token"));
-  const me = await createBerthClient({ url, token }).me.get.query();
-  const workspace = me.workspaces[0];
-  if (workspace === undefined)
-    throw new CliError({
-      reason: "signedOut",
-      code: "no_workspace",
-      message: "The token's workspace is gone.",
-      hint: "Make a new token in the dashboard (API tokens), or sign in with --email.",
-    });
+  const { workspace, user } = await tokenWorkspace(
+    createBerthClient({ url, token }),
+    "Make a new token in the dashboard (API tokens), or sign in with --email.",
+  );
   if (
     options.workspace !== undefined &&
     ![workspace.id, workspace.slug].includes(options.workspace)
@@ -116,7 +111,7 @@ async function withToken(url: string, options: LoginOptions): Promise<LoggedIn> 
       `The token acts in ${workspace.slug} (${workspace.id}), not ${options.workspace}.`,
       "Drop --workspace, or use a token of that workspace.",
     );
-  return { url, token, email: me.user.email, workspace };
+  return { url, token, email: user.email, workspace };
 }
 
 async function withPassword(url: string, options: LoginOptions): Promise<LoggedIn> {

@@ -12,7 +12,7 @@ import {
 } from "@berth/api";
 import { createTokenWithPassword } from "@berth/client";
 import { createDbClient, type DbClient } from "@berth/db";
-import { LocalBackend } from "@berth/sandbox";
+import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { useTestDatabase } from "@berth/testkit";
 import { afterAll, beforeAll } from "vitest";
 import { runCli, type CliEnvironment, type CliRun } from "./runCli.ts";
@@ -142,8 +142,7 @@ export function useServedApi(): { readonly current: CliWorld } {
     await api?.close();
     if (world !== undefined) {
       await world.db.$disconnect();
-      const backend = new LocalBackend({ dataDir: world.dataDir, secret, isolation: "auto" });
-      for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
+      await removeLocalBoxes({ dataDir: world.dataDir, secret });
     }
     for (const dir of scratch) await rm(dir, { recursive: true, force: true });
   });

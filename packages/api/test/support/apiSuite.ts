@@ -1,8 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDbClient, type DbClient } from "@berth/db";
-import { LocalBackend } from "@berth/sandbox";
+import { removeLocalBoxes } from "@berth/sandbox/testing";
 import type { Clock } from "@berth/sandbox/clock";
 import { useTestDatabase } from "@berth/testkit";
 import { TRPCError } from "@trpc/server";
@@ -33,7 +33,7 @@ export function useApiSuite(options: { clock?: Clock } = {}): {
   afterAll(async () => {
     await db?.$disconnect();
     await api?.close();
-    if (dataDir !== undefined) await removeBoxes(dataDir);
+    if (dataDir !== undefined) await removeLocalBoxes({ dataDir, secret: testSecret });
   });
   const ready = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error("useApiSuite: use it inside a test or hook");
@@ -53,13 +53,6 @@ export function useApiSuite(options: { clock?: Clock } = {}): {
       return ready(dataDir);
     },
   };
-}
-
-/** Stops every box a suite started (boxes outlive their API by design) and removes their folder. */
-async function removeBoxes(dataDir: string): Promise<void> {
-  const backend = new LocalBackend({ dataDir, secret: testSecret, isolation: "auto" });
-  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
-  await rm(dataDir, { recursive: true, force: true });
 }
 
 /** "answered", or the tRPC code a call was refused with. */

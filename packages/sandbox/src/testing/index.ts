@@ -4,3 +4,4 @@ export { ManualClock } from "./manualClock.ts";
 export { writeWorkspaceTree } from "./workspaceTree.ts";
 export type { TreeFacts, TreeShape } from "./workspaceTree.ts";
 export { boxMemory, boxPids, killBox } from "./boxProcesses.ts";
+export { removeLocalBoxes } from "./localBoxes.ts";
