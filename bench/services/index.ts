@@ -1,8 +1,9 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiEnvSchema, createBerthApi, createPasswordUser, serveApi } from "@berth/api";
-import { createBerthClient, createTokenWithPassword } from "@berth/client";
+import { apiEnvSchema, createBerthApi, serveApi } from "@berth/api";
+import { createBerthClient } from "@berth/client";
+import { seedTokenOwner } from "@berth/client/testing";
 import { LocalBackend } from "@berth/sandbox";
 import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
@@ -57,37 +58,22 @@ export default defineBenchmark({
     await stats.connect();
     try {
       const db = database.prisma;
-      await createPasswordUser(db, {
-        email: "bench@example.test",
-        name: "Bench",
-        password: "bench-password",
-      });
-      const user = await db.user.findUniqueOrThrow({ where: { email: "bench@example.test" } });
-      const workspace = await db.workspace.create({
-        data: { slug: "bench-services", name: "Bench" },
-      });
-      await db.membership.create({
-        data: { workspaceId: workspace.id, userId: user.id, role: "owner" },
+      const { workspaceId, token } = await seedTokenOwner(db, {
+        url: served.url,
+        slug: "bench-services",
+        origin: "http://127.0.0.1:3000",
       });
       const session = await db.session.create({
-        data: { workspaceId: workspace.id, sandboxGroupId: crypto.randomUUID(), backend: "local" },
-      });
-      const token = await createTokenWithPassword({
-        url: served.url,
-        origin: "http://127.0.0.1:3000",
-        email: "bench@example.test",
-        password: "bench-password",
-        workspaceId: workspace.id,
-        name: "bench",
+        data: { workspaceId, sandboxGroupId: crypto.randomUUID(), backend: "local" },
       });
       const berth = createBerthClient({ url: served.url, token });
-      const scope = { workspaceId: workspace.id, sessionId: session.id };
+      const scope = { workspaceId, sessionId: session.id };
       context.progress("warming the box");
       await berth.fs.write.mutate({ ...scope, path: "file.txt", content: "x".repeat(FILE_BYTES) });
       await berth.fs.read.query({ ...scope, path: "file.txt" });
 
       const lease = await db.sandboxLease.findFirstOrThrow({
-        where: { workspaceId: workspace.id },
+        where: { workspaceId },
       });
       const box = await new LocalBackend({ dataDir, secret: SECRET, isolation: "auto" }).connect(
         lease.instanceId ?? "",
@@ -99,11 +85,11 @@ export default defineBenchmark({
         const holder = `direct:${crypto.randomUUID()}`;
         await raw.query(
           "SELECT * FROM berth_lease_acquire($1::uuid, $2::uuid, 'direct', $3, NULL, 90000, 600000, NULL, now())",
-          [workspace.id, session.id, holder],
+          [workspaceId, session.id, holder],
         );
         await raw.query(
           "SELECT * FROM berth_lease_release($1::uuid, $2::uuid, 'direct', $3, 900000, now())",
-          [workspace.id, lease.id, holder],
+          [workspaceId, lease.id, holder],
         );
       };
       try {

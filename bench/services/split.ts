@@ -4,8 +4,9 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiEnvSchema, createBerthApi, createPasswordUser, serveApi } from "@berth/api";
-import { createBerthClient, createTokenWithPassword } from "@berth/client";
+import { apiEnvSchema, createBerthApi, serveApi } from "@berth/api";
+import { createBerthClient } from "@berth/client";
+import { seedTokenOwner } from "@berth/client/testing";
 import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
 import { median } from "../harness/stats.ts";
@@ -31,28 +32,16 @@ const api = createBerthApi(
 const served = await serveApi(api);
 try {
   const db = database.prisma;
-  const user = await createPasswordUser(db, {
-    email: "split@example.test",
-    name: "Split",
-    password: "split-password",
-  });
-  const workspace = await db.workspace.create({ data: { slug: "split", name: "Split" } });
-  await db.membership.create({
-    data: { workspaceId: workspace.id, userId: user.id, role: "owner" },
+  const { workspaceId, token } = await seedTokenOwner(db, {
+    url: served.url,
+    slug: "split",
+    origin: "http://127.0.0.1:3000",
   });
   const session = await db.session.create({
-    data: { workspaceId: workspace.id, sandboxGroupId: crypto.randomUUID(), backend: "local" },
-  });
-  const token = await createTokenWithPassword({
-    url: served.url,
-    origin: "http://127.0.0.1:3000",
-    email: "split@example.test",
-    password: "split-password",
-    workspaceId: workspace.id,
-    name: "split",
+    data: { workspaceId, sandboxGroupId: crypto.randomUUID(), backend: "local" },
   });
   const berth = createBerthClient({ url: served.url, token });
-  const read = { workspaceId: workspace.id, sessionId: session.id, path: "file.txt" };
+  const read = { workspaceId, sessionId: session.id, path: "file.txt" };
   await berth.fs.write.mutate({ ...read, content: "x".repeat(4096) });
   const headers = new Headers({ authorization: `Bearer ${token}` });
   for (let round = 1; round <= 2; round += 1) {

@@ -1,19 +1,12 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  apiEnvSchema,
-  createBerthApi,
-  createPasswordUser,
-  serveApi,
-  type BerthApi,
-  type ServedApi,
-} from "@berth/api";
+import { apiEnvSchema, createBerthApi, serveApi, type BerthApi, type ServedApi } from "@berth/api";
 import { createDbClient, type DbClient } from "@berth/db";
 import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { useTestDatabase } from "@berth/testkit";
 import { afterAll, beforeAll } from "vitest";
-import { createTokenWithPassword } from "../src/index.ts";
+import { seedTokenOwner } from "../src/testing/index.ts";
 
 const secret = "client-test-secret-0123456789abcdef-0123";
 
@@ -49,23 +42,11 @@ export function useServedApi(): { readonly current: ClientWorld } {
     );
     served = await serveApi(api);
     const db = createDbClient({ connectionString: database.current.url, maxConnections: 4 });
-    const owner = await createPasswordUser(db, {
-      email: "owner@example.test",
-      name: "Owner",
-      password: "owner-password",
-    });
-    const workspace = await db.workspace.create({ data: { slug: "client", name: "Client" } });
-    await db.membership.create({
-      data: { workspaceId: workspace.id, userId: owner.id, role: "owner" },
-    });
-    const token = await createTokenWithPassword({
+    const { workspaceId, token } = await seedTokenOwner(db, {
       url: served.url,
-      origin: "http://127.0.0.1:3000",
-      email: "owner@example.test",
-      password: "owner-password",
-      workspaceId: workspace.id,
-      name: "client tests",
+      slug: "client",
       role: "admin",
+      origin: "http://127.0.0.1:3000",
     });
     const url = served.url;
     world = {
@@ -73,12 +54,12 @@ export function useServedApi(): { readonly current: ClientWorld } {
       db,
       dataDir,
       secret,
-      workspaceId: workspace.id,
+      workspaceId,
       token,
       async newSession() {
         const session = await db.session.create({
           data: {
-            workspaceId: workspace.id,
+            workspaceId,
             sandboxGroupId: crypto.randomUUID(),
             backend: "local",
           },

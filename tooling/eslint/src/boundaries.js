@@ -58,7 +58,7 @@ const P = {
       "Only packages/sandbox/src/backends/kubernetes talks to Kubernetes: go through the sandbox backend port (tests: packages/kube-sim or @berth/testkit).",
   },
   testOnly: {
-    group: withSubpaths("@berth/sandbox/testing", "@berth/testkit"),
+    group: withSubpaths("@berth/sandbox/testing", "@berth/client/testing", "@berth/testkit"),
     message:
       "Test helpers are for tests (*.test.ts, test/, tests/, e2e/, bench/): production code takes real dependencies, injected.",
   },

@@ -2,15 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  apiEnvSchema,
-  createBerthApi,
-  createPasswordUser,
-  serveApi,
-  type BerthApi,
-  type ServedApi,
-} from "@berth/api";
-import { createTokenWithPassword } from "@berth/client";
+import { apiEnvSchema, createBerthApi, serveApi, type BerthApi, type ServedApi } from "@berth/api";
+import { seedTokenOwner } from "@berth/client/testing";
 import { createDbClient, type DbClient } from "@berth/db";
 import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { useTestDatabase } from "@berth/testkit";
@@ -78,19 +71,9 @@ export function useServedApi(): { readonly current: CliWorld } {
     api = berthApi;
     served = await serveApi(berthApi, { port });
     const db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
-    const email = "owner@example.test";
-    const password = "owner-password";
-    const owner = await createPasswordUser(db, { email, name: "Owner", password });
-    const workspace = await db.workspace.create({ data: { slug: "cli", name: "CLI" } });
-    await db.membership.create({
-      data: { workspaceId: workspace.id, userId: owner.id, role: "owner" },
-    });
-    const token = await createTokenWithPassword({
+    const { workspaceId, email, password, token } = await seedTokenOwner(db, {
       url,
-      email,
-      password,
-      workspaceId: workspace.id,
-      name: "cli tests",
+      slug: "cli",
       role: "admin",
     });
     async function configDir() {
@@ -103,14 +86,14 @@ export function useServedApi(): { readonly current: CliWorld } {
       db,
       dataDir,
       secret,
-      workspaceId: workspace.id,
+      workspaceId,
       email,
       password,
       token,
       async newSession() {
         const session = await db.session.create({
           data: {
-            workspaceId: workspace.id,
+            workspaceId,
             sandboxGroupId: crypto.randomUUID(),
             backend: "local",
             title: "made by the test",
