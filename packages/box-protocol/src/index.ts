@@ -46,6 +46,7 @@ export * from "./schemas/exec.ts";
 export * from "./schemas/terminals.ts";
 export * from "./schemas/workspace.ts";
 export { createBoxClient } from "./client/boxClient.ts";
+export { endpointUrl } from "./client/http.ts";
 export type { BoxClient, CreateBoxClientOptions } from "./client/boxClient.ts";
 export type {
   BodySource,

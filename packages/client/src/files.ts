@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { encodeUploadQuery } from "@berth/box-protocol";
+import { encodeUploadQuery, endpointUrl } from "@berth/box-protocol";
 import { fileTransferRoutes } from "@berth/validators";
 import type { BerthClientOptions } from "./createBerthClient.ts";
 
@@ -69,7 +69,7 @@ export async function uploadFile(
   input: UploadFileInput,
 ): Promise<UploadedFile> {
   const { body, size, onProgress, workspaceId, sessionId, ...target } = input;
-  const url = transferUrl(options, fileTransferRoutes.upload, {
+  const url = endpointUrl(new URL(options.url), fileTransferRoutes.upload, {
     workspaceId,
     sessionId,
     ...encodeUploadQuery(target),
@@ -121,7 +121,11 @@ export async function downloadFile(
   input: Scope,
 ): Promise<DownloadedFile> {
   const { workspaceId, sessionId, path, onProgress } = input;
-  const url = transferUrl(options, fileTransferRoutes.download, { workspaceId, sessionId, path });
+  const url = endpointUrl(new URL(options.url), fileTransferRoutes.download, {
+    workspaceId,
+    sessionId,
+    path,
+  });
   const outgoing = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
     headers: { authorization: `Bearer ${options.token}` },
   });
@@ -149,17 +153,6 @@ export async function downloadFile(
       );
   }
   return { size: bytesTotal ?? 0, body: counted() };
-}
-
-function transferUrl(
-  options: BerthClientOptions,
-  route: string,
-  query: Readonly<Record<string, string | undefined>>,
-): URL {
-  const url = new URL(options.url.replace(/\/+$/, "") + route);
-  for (const [key, value] of Object.entries(query))
-    if (value !== undefined) url.searchParams.set(key, value);
-  return url;
 }
 
 function ok(response: IncomingMessage): boolean {

@@ -19,6 +19,9 @@ import { TransferError, UploadBody } from "./uploadBody.ts";
  * flow, the routing step, and for an upload a write admission), under the same caller and
  * membership checks as the procedures, answering errors in tRPC's wire shape.
  */
+/** A member's context, with the session the transfer runs on. */
+type TransferContext = MemberContext & { input: z.infer<typeof fileTransferScopeSchema> };
+
 export function createFileTransfers(options: {
   createContext: (request: { headers: Headers }) => Promise<ApiContext>;
   maxUploadBytes: number;
@@ -29,13 +32,13 @@ export function createFileTransfers(options: {
       const route = `${request.method} ${url.pathname}`;
       switch (route) {
         case `PUT ${fileTransferRoutes.upload}`:
-          return await upload(await member(request, "mutation"), {
+          return await upload(await member(request, { url, type: "mutation" }), {
             request,
             url,
             maxBytes: options.maxUploadBytes,
           });
         case `GET ${fileTransferRoutes.download}`:
-          return await download(await member(request, "query"), url);
+          return await download(await member(request, { url, type: "query" }), url);
         default:
           throw new TRPCError({
             code: "NOT_FOUND",
@@ -50,9 +53,8 @@ export function createFileTransfers(options: {
 
   async function member(
     request: Request,
-    type: "query" | "mutation",
-  ): Promise<MemberContext & { input: z.infer<typeof fileTransferScopeSchema> }> {
-    const url = new URL(request.url);
+    { url, type }: { url: URL; type: "query" | "mutation" },
+  ): Promise<TransferContext> {
     const scope = parse(fileTransferScopeSchema, {
       workspaceId: url.searchParams.get("workspaceId") ?? undefined,
       sessionId: url.searchParams.get("sessionId") ?? undefined,
@@ -65,7 +67,7 @@ export function createFileTransfers(options: {
 }
 
 async function upload(
-  ctx: MemberContext & { input: z.infer<typeof fileTransferScopeSchema> },
+  ctx: TransferContext,
   exchange: { request: Request; url: URL; maxBytes: number },
 ): Promise<Response> {
   const { request, url, maxBytes } = exchange;
@@ -89,10 +91,7 @@ async function upload(
   return Response.json(written);
 }
 
-async function download(
-  ctx: MemberContext & { input: z.infer<typeof fileTransferScopeSchema> },
-  url: URL,
-): Promise<Response> {
+async function download(ctx: TransferContext, url: URL): Promise<Response> {
   const path = parse(workspacePathSchema, url.searchParams.get("path") ?? undefined);
   let resolve: (response: Response) => void = () => undefined;
   const ready = new Promise<Response>((settle) => (resolve = settle));
