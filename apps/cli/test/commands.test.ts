@@ -105,6 +105,29 @@ describe("berth, signed in", () => {
     const table = await served.current.berth(["machines"]);
     expect(table.stdout).toMatch(/^SESSION\s+MACHINE\s+STATE\s+INSTANCE\s+EPOCH/);
     expect(table.stdout).toContain("cli work (group box)");
+
+    // An enrolled machine is listed with a session (never in the one-box-per-session list).
+    await served.current.db.machine.create({
+      data: {
+        workspaceId: served.current.workspaceId,
+        name: "laptop",
+        os: "darwin",
+        arch: "arm64",
+        credentialHash: `hash-${crypto.randomUUID()}`,
+      },
+    });
+    const mine = await served.current.berth(["machines", "--session", sessionId, "--json"]);
+    expect(
+      (mine.json() as { machines: { name: string; kind: string; state: string }[] }).machines.map(
+        (m) => [m.name, m.kind, m.state],
+      ),
+    ).toEqual([
+      ["cli work (group box)", "group", "cold"],
+      ["laptop", "selfhosted", "offline"],
+    ]);
+    expect((await served.current.berth(["machines", "--json"])).json()).toMatchObject({
+      machines: [{ kind: "group" }],
+    });
   });
 
   it("put streams a file up, ls and cat show it, get streams it back, rm removes it", async () => {

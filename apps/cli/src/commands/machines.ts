@@ -8,13 +8,20 @@ export function registerMachines(program: Command, cli: CliContext): void {
     .description(
       "List the workspace's machines: each session's box with its state, generations and holders",
     )
+    .option(
+      "-s, --session <id>",
+      "one session's machines: its group box, then the workspace's enrolled machines",
+    )
     .addHelpText(
       "after",
-      "\nEnrolled (self-hosted) machines are not built yet: today every session has one group box\n(machines.list, one query for the whole workspace). `instanceId` is null while the box is cold.",
+      "\nWithout --session: one group box per session (one query for the whole workspace).\n`instanceId` is null while a box is cold; enrolled machines are online or offline.",
     )
-    .action(async (_options: unknown, command: Command) => {
+    .action(async (options: { session?: string }, command: Command) => {
       const { client, workspaceId } = await cli.connect();
-      const machines = await client.machines.list.query({ workspaceId });
+      const machines = await client.machines.list.query({
+        workspaceId,
+        ...(options.session === undefined ? {} : { sessionId: options.session }),
+      });
       cli.output(command).result({ machines }, () =>
         machines.length === 0
           ? "No sessions, so no boxes: `berth sessions create` makes one."

@@ -7,16 +7,21 @@ import { memberProcedure } from "../trpc.ts";
 
 export const machinesRouter = {
   /**
-   * The machines a session can run on (with `sessionId`), or those of every session of the
-   * workspace: state, generations, `archiveComplete`, holders. One query, whatever the count.
+   * The machines a session can run on (with `sessionId`: its group box, then the workspace's
+   * enrolled machines), or the group box of every session of the workspace: state, generations,
+   * `archiveComplete`, holders. One query, whatever the count.
    */
   list: memberProcedure
     .input(z.object({ sessionId: idSchema.optional() }))
     .query(async ({ ctx, input }) => {
-      const machines = await readMachines(ctx.db, {
-        workspaceId: ctx.workspaceId,
-        ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
-      });
+      const machines = await readMachines(
+        ctx.db,
+        {
+          workspaceId: ctx.workspaceId,
+          ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
+        },
+        await ctx.clock.now(),
+      );
       if (input.sessionId !== undefined && machines.length === 0)
         throw new TRPCError({ code: "NOT_FOUND", message: "No such session in this workspace." });
       return machines;

@@ -1,2 +1,2 @@
-export { readMachines } from "./readMachines.ts";
+export { MACHINE_ONLINE_WINDOW_MS, readMachines, type MachinesScope } from "./readMachines.ts";
 export type { MachineState, MachineView } from "./machineView.ts";

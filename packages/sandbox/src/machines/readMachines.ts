@@ -2,10 +2,14 @@ import type { DbClientOrTx, LeaseLiveness } from "@berth/db";
 import { isArchiveComplete } from "../lease/snapshot.ts";
 import type { MachineView } from "./machineView.ts";
 
+/** An enrolled machine heard from within this long is online. */
+export const MACHINE_ONLINE_WINDOW_MS = 90_000;
+
 interface MachineRow {
+  readonly kind: "group" | "selfhosted";
   readonly session_id: string;
-  readonly title: string;
-  readonly sandbox_group_id: string;
+  readonly sandbox_id: string;
+  readonly name: string;
   readonly active_sandbox_id: string | null;
   readonly liveness: LeaseLiveness | null;
   readonly epoch: number | null;
@@ -17,48 +21,72 @@ interface MachineRow {
   readonly viewer: number;
   readonly direct: number;
   readonly process: number;
+  readonly os: string | null;
+  readonly arch: string | null;
+  readonly has_display: boolean;
   readonly last_seen_at: Date | null;
 }
 
+export interface MachinesScope {
+  readonly workspaceId: string;
+  /** One session: its group box, then the workspace's enrolled machines it can move onto. */
+  readonly sessionId?: string;
+}
+
 /**
- * The machines of one session, or of every session of the workspace, in one round trip
- * whatever their number: sessions, their group leases and holder counts joined in one query,
- * newest session first. Today each session has its group box; enrolled machines join it here.
+ * The machines of one session, or the group box of every session of the workspace, in one round
+ * trip whatever their number: sessions, their group leases and holder counts (and, for one
+ * session, the workspace's enrolled machines) in one statement; newest session first, enrolled
+ * machines by name. `now` decides which enrolled machines are online.
  */
 export async function readMachines(
   db: DbClientOrTx,
-  scope: { workspaceId: string; sessionId?: string },
+  scope: MachinesScope,
+  now: Date,
 ): Promise<MachineView[]> {
+  const sessionId = scope.sessionId ?? null;
   const rows = await db.$queryRaw<MachineRow[]>`
-    SELECT s.id::text AS session_id, s.title, s.sandbox_group_id::text AS sandbox_group_id,
-           s.active_sandbox_id::text AS active_sandbox_id,
-           l.liveness, l.epoch, l.instance_id, l.workspace_generation, l.archive_generation,
-           l.archive_status,
-           coalesce(h.turn, 0)::int AS turn, coalesce(h.viewer, 0)::int AS viewer,
-           coalesce(h.direct, 0)::int AS direct, coalesce(h.process, 0)::int AS process,
-           h.last_seen_at
-      FROM sessions s
-      LEFT JOIN sandbox_leases l
-        ON l.workspace_id = s.workspace_id AND l.sandbox_group_id = s.sandbox_group_id
-      LEFT JOIN LATERAL (
-        SELECT count(*) FILTER (WHERE kind = 'turn') AS turn,
-               count(*) FILTER (WHERE kind = 'viewer') AS viewer,
-               count(*) FILTER (WHERE kind = 'direct') AS direct,
-               count(*) FILTER (WHERE kind = 'process') AS process,
-               max(last_heartbeat_at) AS last_seen_at
-          FROM lease_holders WHERE lease_id = l.id) h ON true
-     WHERE s.workspace_id = ${scope.workspaceId}::uuid
-       AND (${scope.sessionId ?? null}::uuid IS NULL OR s.id = ${scope.sessionId ?? null}::uuid)
-     ORDER BY s.created_at DESC, s.id`;
-  return rows.map(groupBoxOf);
+    WITH scoped AS (
+      SELECT s.id, s.title, s.sandbox_group_id, s.active_sandbox_id, s.created_at
+        FROM sessions s
+       WHERE s.workspace_id = ${scope.workspaceId}::uuid
+         AND (${sessionId}::uuid IS NULL OR s.id = ${sessionId}::uuid))
+    SELECT * FROM (
+      SELECT 'group' AS kind, 0 AS part, s.created_at, s.id::text AS session_id,
+             s.sandbox_group_id::text AS sandbox_id,
+             CASE WHEN s.title = '' THEN 'group box' ELSE s.title || ' (group box)' END AS name,
+             s.active_sandbox_id::text AS active_sandbox_id,
+             l.liveness, l.epoch, l.instance_id, l.workspace_generation, l.archive_generation,
+             l.archive_status,
+             coalesce(h.turn, 0)::int AS turn, coalesce(h.viewer, 0)::int AS viewer,
+             coalesce(h.direct, 0)::int AS direct, coalesce(h.process, 0)::int AS process,
+             NULL::text AS os, NULL::text AS arch, false AS has_display, h.last_seen_at
+        FROM scoped s
+        LEFT JOIN sandbox_leases l
+          ON l.workspace_id = ${scope.workspaceId}::uuid AND l.sandbox_group_id = s.sandbox_group_id
+        LEFT JOIN LATERAL (
+          SELECT count(*) FILTER (WHERE kind = 'turn') AS turn,
+                 count(*) FILTER (WHERE kind = 'viewer') AS viewer,
+                 count(*) FILTER (WHERE kind = 'direct') AS direct,
+                 count(*) FILTER (WHERE kind = 'process') AS process,
+                 max(last_heartbeat_at) AS last_seen_at
+            FROM lease_holders WHERE lease_id = l.id) h ON true
+      UNION ALL
+      SELECT 'selfhosted', 1, m.created_at, s.id::text, m.id::text, m.name,
+             s.active_sandbox_id::text,
+             NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0,
+             m.os, m.arch, m.has_display, m.last_seen_at
+        FROM scoped s
+        JOIN machines m ON m.workspace_id = ${scope.workspaceId}::uuid
+       WHERE ${sessionId}::uuid IS NOT NULL) machine
+     ORDER BY part, CASE WHEN part = 0 THEN created_at END DESC, name, session_id`;
+  return rows.map((row) => (row.kind === "group" ? groupBoxOf(row) : enrolledOf(row, now)));
 }
 
 function groupBoxOf(row: MachineRow): MachineView {
   const workspaceGeneration = row.workspace_generation ?? 0;
   return {
-    sandboxId: row.sandbox_group_id,
-    sessionId: row.session_id,
-    name: row.title === "" ? "group box" : `${row.title} (group box)`,
+    ...common(row),
     kind: "group",
     state: row.liveness ?? "cold",
     active: row.active_sandbox_id === null,
@@ -74,10 +102,41 @@ function groupBoxOf(row: MachineRow): MachineView {
         workspaceGeneration,
       }),
     leaseEpoch: row.epoch,
+  };
+}
+
+/**
+ * A machine's files are its owner's: Berth never archives them, and writes routed to it never
+ * advance the group lease's generations, so it has no generations of its own to show.
+ */
+function enrolledOf(row: MachineRow, now: Date): MachineView {
+  const heardFrom = row.last_seen_at?.getTime();
+  return {
+    ...common(row),
+    kind: "selfhosted",
+    state:
+      heardFrom !== undefined && now.getTime() - heardFrom <= MACHINE_ONLINE_WINDOW_MS
+        ? "online"
+        : "offline",
+    active: row.active_sandbox_id === row.sandbox_id,
+    isSessionGroup: false,
+    instanceId: null,
+    workspaceGeneration: 0,
+    archiveGeneration: null,
+    archiveComplete: false,
+    leaseEpoch: null,
+  };
+}
+
+function common(row: MachineRow) {
+  return {
+    sandboxId: row.sandbox_id,
+    sessionId: row.session_id,
+    name: row.name,
     holders: { turn: row.turn, viewer: row.viewer, direct: row.direct, process: row.process },
-    os: null,
-    arch: null,
-    hasDisplay: false,
+    os: row.os,
+    arch: row.arch,
+    hasDisplay: row.has_display,
     lastSeenAt: row.last_seen_at,
   };
 }
