@@ -1,19 +1,6 @@
 import { defineConfig } from "@playwright/test";
+import { chromiumLaunchOptions } from "./chromium.ts";
 
-// Debian's chromium, never a Playwright browser download. These flags keep it off the
-// network (this machine's is closed) and let it run as root.
-const chromiumArgs = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-default-apps",
-  "--disable-extensions",
-];
 const port = Number(process.env.BERTH_E2E_PORT ?? 3100);
 const baseURL = `http://127.0.0.1:${port}`;
 
@@ -29,10 +16,7 @@ export default defineConfig({
     baseURL,
     browserName: "chromium",
     headless: true,
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: chromiumArgs,
-    },
+    launchOptions: chromiumLaunchOptions,
   },
   webServer: {
     // Berth's start entry on a fresh database of the machine's Postgres (see serve.ts).

@@ -1,5 +1,6 @@
 import { QueryClient } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
+import superjson from "superjson";
 
 /** Whether a failed query may succeed if asked again: not when the API refused the request (4xx). */
 function mayRetry(failureCount: number, error: unknown): boolean {
@@ -10,8 +11,16 @@ function mayRetry(failureCount: number, error: unknown): boolean {
   return failureCount < 2;
 }
 
+/**
+ * Data fetched on the server crosses to the browser through superjson, as the API's answers
+ * do, so dates stay dates.
+ */
 export function makeQueryClient(): QueryClient {
   return new QueryClient({
-    defaultOptions: { queries: { staleTime: 30_000, retry: mayRetry } },
+    defaultOptions: {
+      queries: { staleTime: 30_000, retry: mayRetry },
+      dehydrate: { serializeData: superjson.serialize },
+      hydrate: { deserializeData: superjson.deserialize },
+    },
   });
 }
