@@ -1,5 +1,4 @@
 import { redirect } from "next/navigation";
-import { SignOutButton } from "../components/signOutButton.tsx";
 import { WorkspaceView } from "../components/dashboard/workspaceView.tsx";
 import { signedInUser } from "../server/session.ts";
 
@@ -13,16 +12,9 @@ export default async function DashboardPage({
   if (user === null) redirect("/sign-in");
   const { workspace } = await searchParams;
   return (
-    <>
-      <header className="topbar">
-        <strong>Berth</strong>
-        <span className="spacer" />
-        <span data-testid="signed-in-email">{user.email}</span>
-        <SignOutButton />
-      </header>
-      <main>
-        <WorkspaceView requestedId={typeof workspace === "string" ? workspace : undefined} />
-      </main>
-    </>
+    <WorkspaceView
+      email={user.email}
+      requestedId={typeof workspace === "string" ? workspace : undefined}
+    />
   );
 }

@@ -1,5 +1,11 @@
 "use client";
 
+import { Badge } from "@berth/ui/badge";
+import { Button } from "@berth/ui/button";
+import { Input } from "@berth/ui/input";
+import { Label } from "@berth/ui/label";
+import { Select } from "@berth/ui/select";
+import { TableCell, TableRow } from "@berth/ui/table";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
@@ -10,8 +16,8 @@ import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 import { QueryTable } from "../queryTable.tsx";
 import { Section } from "../section.tsx";
-
-const states = ["cold", "warming", "warm", "draining"] as const;
+import { StateBadge, boxStates as states } from "../stateBadge.tsx";
+import { StateCounts } from "./stateCounts.tsx";
 
 /**
  * The workspace's agent sessions with their box's state, counts by state, a search and a state
@@ -67,14 +73,15 @@ export function SessionsSection({ workspaceId }: { workspaceId: string }) {
   };
 
   return (
-    <Section title="Sessions">
-      <p className="note" data-testid="state-counts">
-        {states.map((state) => `${state} ${String(counts.get(state) ?? 0)}`).join(" · ")}
-      </p>
-      <div className="inline" role="search" aria-label="Filter sessions">
-        <label>
+    <Section
+      title="Sessions"
+      description="Each session has one box: cold until first used, warm while in use."
+      action={<StateCounts counts={counts} />}
+    >
+      <div className="flex flex-wrap items-end gap-3" role="search" aria-label="Filter sessions">
+        <Label className="w-64">
           Search
-          <input
+          <Input
             type="search"
             value={search}
             placeholder="title or id"
@@ -83,10 +90,10 @@ export function SessionsSection({ workspaceId }: { workspaceId: string }) {
               setParam("q", event.target.value);
             }}
           />
-        </label>
-        <label>
+        </Label>
+        <Label className="w-40">
           State
-          <select
+          <Select
             value={stateFilter}
             onChange={(event) => {
               setParam("state", event.target.value);
@@ -98,40 +105,65 @@ export function SessionsSection({ workspaceId }: { workspaceId: string }) {
                 {state}
               </option>
             ))}
-          </select>
-        </label>
+          </Select>
+        </Label>
       </div>
       <QueryTable
         query={{ ...sessions, data: sessions.data === undefined ? undefined : shown }}
         loading="Loading sessions…"
         failure="Could not load sessions"
-        empty={rows.length === 0 ? "No sessions yet." : "No session matches the filter."}
+        empty={
+          rows.length === 0
+            ? {
+                title: "No sessions yet.",
+                next: (
+                  <>
+                    Create one with the form below, with <code>berth sessions create</code>, or
+                    through the API. Its box starts on first use.
+                  </>
+                ),
+              }
+            : {
+                title: "No session matches the filter.",
+                next: "Clear the search or choose another state.",
+              }
+        }
         columns={["Title", "State", "Generations", "Archive", "Backend", "Created"]}
         row={({ session, box }) => (
-          <tr key={session.id}>
-            <td>
+          <TableRow key={session.id}>
+            <TableCell className="font-medium">
               <a href={`/sessions/${session.id}?workspace=${workspaceId}`}>
                 {session.title === "" ? "Untitled session" : session.title}
               </a>
-            </td>
-            <td>
-              <span className={`state state-${box?.state ?? "cold"}`}>{box?.state ?? "cold"}</span>
-            </td>
-            <td>
+            </TableCell>
+            <TableCell>
+              <StateBadge state={box?.state ?? "cold"} />
+            </TableCell>
+            <TableCell className="font-mono text-xs tabular-nums">
               {box === undefined
                 ? "—"
                 : `${String(box.workspaceGeneration)} / ${box.archiveGeneration === null ? "—" : String(box.archiveGeneration)}`}
-            </td>
-            <td>{box === undefined ? "—" : box.archiveComplete ? "complete" : "behind"}</td>
-            <td>{session.backend}</td>
-            <td>{formatTime(session.createdAt)}</td>
-          </tr>
+            </TableCell>
+            <TableCell>
+              {box === undefined ? (
+                "—"
+              ) : box.archiveComplete ? (
+                <Badge variant="success">complete</Badge>
+              ) : (
+                <Badge variant="warning">behind</Badge>
+              )}
+            </TableCell>
+            <TableCell>{session.backend}</TableCell>
+            <TableCell className="whitespace-nowrap text-muted-foreground">
+              {formatTime(session.createdAt)}
+            </TableCell>
+          </TableRow>
         )}
       />
       <ErrorAlert error={machines.error} prefix="Could not load the boxes' states" />
       <form
         aria-label="New session"
-        className="inline"
+        className="flex flex-wrap items-end gap-3 border-t border-border pt-4"
         onSubmit={submitHandler((fields, form) => {
           create.mutate(
             { workspaceId, title: formText(fields, "title") },
@@ -139,13 +171,13 @@ export function SessionsSection({ workspaceId }: { workspaceId: string }) {
           );
         })}
       >
-        <label>
+        <Label className="w-72">
           Title
-          <input name="title" required maxLength={100} />
-        </label>
-        <button type="submit" disabled={create.isPending}>
+          <Input name="title" required maxLength={100} />
+        </Label>
+        <Button type="submit" disabled={create.isPending}>
           New session
-        </button>
+        </Button>
       </form>
       <ErrorAlert error={create.error} />
     </Section>
