@@ -62,7 +62,7 @@ export default defineBenchmark({
   async run(context) {
     const short = context.mode === "short";
     const sizes = short ? { sessions: 100, machines: 20 } : { sessions: 1000, machines: 200 };
-    const rounds = short ? 2 : 7;
+    const rounds = short ? 2 : 9;
     await using database = await createTestDatabase();
     const dataDir = await mkdtemp(join(tmpdir(), "berth-bench-dashboard-"));
     context.progress("starting Berth (the built dashboard, API and worker)");

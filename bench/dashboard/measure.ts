@@ -105,7 +105,7 @@ export async function timePage(
           return shown.length === 1 ? performance.now() : false;
         },
         probe.rowSelector,
-        { polling: "raf", timeout: 100 },
+        { polling: "raf", timeout: 50 },
       )
       .then(
         (handle) => handle.jsonValue() as Promise<number>,

@@ -108,4 +108,26 @@ describe("pnpm bench", () => {
       / read_db_round_trips=\d+(\.\d+)? exec_db_round_trips=\d+(\.\d+)? runs=20$/,
     );
   });
+
+  it("runs the dashboard benchmark in its short mode: every row shown, the filter answering, tRPC calls bounded", async () => {
+    const run = await bench(["dashboard", "--short"]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.lastLine).toMatch(
+      /^RESULT dashboard ratio=\d+(\.\d+)? goal=ratio<=2,overview_ms<1500,session_ms<1500,trpc_calls<=8 /,
+    );
+    const figures = Object.fromEntries(
+      run.lastLine
+        .split(" ")
+        .slice(3)
+        .map((pair) => pair.split("=")),
+    ) as Record<string, string>;
+    // The seeded 100 sessions (plus the demo workspace's own) and 20 machines with the group box.
+    expect(Number(figures.sessions)).toBeGreaterThanOrEqual(100);
+    expect(figures.machine_rows).toBe("21");
+    expect(Number(figures.overview_ms)).toBeGreaterThan(Number(figures.overview_rows_ms));
+    // The pages' data arrives with them: a handful of tRPC calls whatever the number of rows.
+    expect(Number(figures.overview_trpc_calls)).toBeLessThanOrEqual(8);
+    expect(Number(figures.session_trpc_calls)).toBeLessThanOrEqual(8);
+  });
 });

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { demoAdmin } from "../demoAdmin.ts";
+import { expectPageShown } from "../pageChecks.ts";
 
 // One story in order: the admin's invitation link is what the invited person opens.
 test.describe.configure({ mode: "serial" });
@@ -24,7 +25,9 @@ async function signOut(page: Page) {
   await expect(page).toHaveURL(/\/sign-in$/);
 }
 
-test("a wrong password is refused with a readable error", async ({ page }) => {
+test("a wrong password is refused with a readable error", async ({ page }, testInfo) => {
+  await page.goto("/sign-in");
+  await expectPageShown(page, testInfo, { name: "sign-in", heading: "Sign in to Berth" });
   await signIn(page, { email: admin.email, password: "not-the-password" });
 
   // Filtered by text: Next's route announcer is also an alert region.
@@ -34,7 +37,7 @@ test("a wrong password is refused with a readable error", async ({ page }) => {
   await expect(page).toHaveURL(/\/sign-in$/);
 });
 
-test("the demo admin sees the admin controls and invites a member", async ({ page }) => {
+test("the demo admin sees the admin controls and invites a member", async ({ page }, testInfo) => {
   await signIn(page, admin);
 
   await expect(page).toHaveURL(/\/$/);
@@ -63,16 +66,16 @@ test("the demo admin sees the admin controls and invites a member", async ({ pag
   await expect(tokens.getByLabel("New token")).toHaveValue(/^berth_tok_\S+$/);
   await expect(tokens.getByRole("button", { name: "Revoke ci" })).toBeVisible();
   await expect(audit.getByRole("cell", { name: "token.create" })).toBeVisible();
-  await page.screenshot({ path: "test-results/dashboard-admin.png", fullPage: true });
+  await expectPageShown(page, testInfo, { name: "dashboard-admin", heading: "Demo workspace" });
 
   await signOut(page);
   await page.goto("/");
   await expect(page).toHaveURL(/\/sign-in$/);
 });
 
-test("an invited person creates an account and joins as a member", async ({ page }) => {
+test("an invited person creates an account and joins as a member", async ({ page }, testInfo) => {
   await page.goto(invitationLink);
-  await expect(page.getByRole("heading", { name: "Join Demo workspace" })).toBeVisible();
+  await expectPageShown(page, testInfo, { name: "invitation", heading: "Join Demo workspace" });
   await page.getByLabel("Name").fill(invitee.name);
   await page.getByLabel("Email").fill(invitee.email);
   await page.getByLabel("Password").fill(invitee.password);
@@ -88,7 +91,7 @@ test("an invited person creates an account and joins as a member", async ({ page
   await expect(members.getByRole("combobox")).toHaveCount(0);
   await expect(members.getByRole("button", { name: /remove/i })).toHaveCount(0);
   await expect(page.getByRole("region", { name: "Audit log" })).toHaveCount(0);
-  await page.screenshot({ path: "test-results/dashboard-member.png", fullPage: true });
+  await expectPageShown(page, testInfo, { name: "dashboard-member", heading: "Demo workspace" });
 
   await signOut(page);
 });

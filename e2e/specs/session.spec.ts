@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { demoAdmin } from "../demoAdmin.ts";
+import { expectPageShown } from "../pageChecks.ts";
 
 // In order: the overview test counts the box the first test woke.
 test.describe.configure({ mode: "serial" });
@@ -54,7 +55,7 @@ test("the machines table and the timeline follow the box live, archiveComplete i
   await expect(generations).toHaveText("0 / —");
   await expect(archive).toHaveText("archive behind");
   await expect(page.getByTestId("live-status")).toHaveText("live");
-  await page.screenshot({ path: testInfo.outputPath("session-cold.png"), fullPage: true });
+  await expectPageShown(page, testInfo, { name: "session-cold", heading: "Live session" });
 
   // A read through the API wakes the box: the page shows it warm without a reload.
   await call(page, { path: "fs.list", input: { ...scope, path: "" }, kind: "query" });
@@ -86,9 +87,7 @@ test("the machines table and the timeline follow the box live, archiveComplete i
     timeline.getByRole("img", { name: /Lease timeline: \d+ transitions/ }),
   ).toBeVisible();
 
-  await expect(page.getByRole("heading", { name: "Live session", level: 1 })).toBeVisible();
-  await expect(page.locator("nextjs-portal")).toHaveCount(0);
-  await page.screenshot({ path: testInfo.outputPath("session-live.png"), fullPage: true });
+  await expectPageShown(page, testInfo, { name: "session-live", heading: "Live session" });
 });
 
 test("the overview counts sessions by state and filters them, the filter kept in the URL", async ({
@@ -106,7 +105,12 @@ test("the overview counts sessions by state and filters them, the filter kept in
   await expect(page).toHaveURL(/[?&]q=live/);
   await expect(sessions.getByRole("link", { name: "Live session" })).toBeVisible();
   await expect(sessions.getByRole("link", { name: "Idle session" })).toHaveCount(0);
+  // The search becomes a style rule: quotes and markup in it match nothing and break nothing.
+  await filter.getByLabel("Search").fill('live"]</style><b id="injected">x');
+  await expect(sessions.getByText("No session matches the filter.")).toBeVisible();
+  await expect(page.locator("#injected")).toHaveCount(0);
   await filter.getByLabel("Search").fill("");
+  await expect(sessions.getByRole("link", { name: "Idle session" })).toBeVisible();
   await filter.getByLabel("State").selectOption("cold");
   await expect(page).toHaveURL(/[?&]state=cold/);
   await expect(sessions.getByRole("link", { name: "Idle session" })).toBeVisible();
@@ -115,7 +119,5 @@ test("the overview counts sessions by state and filters them, the filter kept in
   // The URL alone restores the view.
   await page.goto(page.url());
   await expect(filter.getByLabel("State")).toHaveValue("cold");
-  await expect(page.getByRole("heading", { name: "Demo workspace", level: 1 })).toBeVisible();
-  await expect(page.locator("nextjs-portal")).toHaveCount(0);
-  await page.screenshot({ path: testInfo.outputPath("overview.png"), fullPage: true });
+  await expectPageShown(page, testInfo, { name: "overview", heading: "Demo workspace" });
 });

@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
+import { expectPageShown } from "../pageChecks.ts";
 
 /** The newest migration in the repository: what a freshly migrated database reports. */
 const newestMigration =
@@ -8,7 +9,9 @@ const newestMigration =
     .sort()
     .at(-1) ?? "";
 
-test("the status page shows the build, the database and the latest migration", async ({ page }) => {
+test("the status page shows the build, the database and the latest migration", async ({
+  page,
+}, testInfo) => {
   await page.goto("/status");
 
   await expect(page.getByRole("heading", { name: "Berth", level: 1 })).toBeVisible();
@@ -25,5 +28,5 @@ test("the status page shows the build, the database and the latest migration", a
     new RegExp(`^${newestMigration} \\(applied \\d{4}-`),
   );
 
-  await page.screenshot({ path: "test-results/status.png", fullPage: true });
+  await expectPageShown(page, testInfo, { name: "status", heading: "Berth" });
 });

@@ -1,3 +1,4 @@
+import { TooltipProvider } from "@berth/ui/tooltip";
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { TRPCReactProvider } from "../trpc/react.tsx";
@@ -12,7 +13,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <TRPCReactProvider>{children}</TRPCReactProvider>
+        <TRPCReactProvider>
+          <TooltipProvider>{children}</TooltipProvider>
+        </TRPCReactProvider>
       </body>
     </html>
   );

@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { SignOutButton } from "../components/signOutButton.tsx";
+import { SessionsSection } from "../components/dashboard/sessionsSection.tsx";
 import { WorkspaceView } from "../components/dashboard/workspaceView.tsx";
 import { signedInUser } from "../server/session.ts";
 import { getServerQueryClient, HydrateClient, serverTrpc } from "../trpc/server.tsx";
@@ -14,37 +14,31 @@ export default async function DashboardPage({
   if (user === null) redirect("/sign-in");
   const { workspace } = await searchParams;
   const requestedId = typeof workspace === "string" ? workspace : undefined;
-  await prefetchOverview(requestedId);
+  const shown = await workspaceShown(requestedId);
   return (
-    <>
-      <header className="topbar">
-        <strong>Berth</strong>
-        <span className="spacer" />
-        <span data-testid="signed-in-email">{user.email}</span>
-        <SignOutButton />
-      </header>
-      <main>
-        <HydrateClient>
-          <WorkspaceView requestedId={requestedId} />
-        </HydrateClient>
-      </main>
-    </>
+    <HydrateClient>
+      <WorkspaceView
+        email={user.email}
+        requestedId={requestedId}
+        sessions={
+          shown === undefined
+            ? undefined
+            : { workspaceId: shown, section: <SessionsSection workspaceId={shown} /> }
+        }
+      />
+    </HydrateClient>
   );
 }
 
 /**
- * The first screen's data, fetched while the page renders: the person's workspaces, then the
- * shown workspace's sessions and their boxes (the view picks the workspace the same way).
- * A failure is left to the browser, which asks again and shows the error.
+ * The workspace the view will show (the one in the link if the person is in it, else their
+ * first), found while the page renders so its sessions arrive with the page. The person's
+ * workspaces go to the browser's query cache; a failure is left to the browser, which asks
+ * again and shows the error.
  */
-async function prefetchOverview(requestedId: string | undefined): Promise<void> {
-  const queryClient = getServerQueryClient();
-  const me = await queryClient.query(serverTrpc.me.get.queryOptions()).catch(() => null);
-  const current = me?.workspaces.find((w) => w.id === requestedId) ?? me?.workspaces[0];
-  if (current === undefined) return;
-  const scope = { workspaceId: current.id };
-  await Promise.all([
-    queryClient.query(serverTrpc.sessions.list.queryOptions(scope)).catch(() => undefined),
-    queryClient.query(serverTrpc.machines.list.queryOptions(scope)).catch(() => undefined),
-  ]);
+async function workspaceShown(requestedId: string | undefined): Promise<string | undefined> {
+  const me = await getServerQueryClient()
+    .query(serverTrpc.me.get.queryOptions())
+    .catch(() => null);
+  return (me?.workspaces.find((w) => w.id === requestedId) ?? me?.workspaces[0])?.id;
 }

@@ -1,3 +1,5 @@
+import { Label } from "@berth/ui/label";
+import { Select } from "@berth/ui/select";
 import { rolesUpTo, type Role } from "../lib/roles.ts";
 
 /** A labelled choice of role, offering none above `ceiling` (the API checks it again). */
@@ -14,9 +16,9 @@ export function RoleSelect({
 }) {
   const choices = rolesUpTo(ceiling);
   return (
-    <label>
+    <Label className="w-44">
       {label}
-      <select
+      <Select
         value={value}
         onChange={(event) => {
           onChange(choices.find((candidate) => candidate === event.target.value) ?? "member");
@@ -27,7 +29,7 @@ export function RoleSelect({
             {candidate}
           </option>
         ))}
-      </select>
-    </label>
+      </Select>
+    </Label>
   );
 }

@@ -1,3 +1,5 @@
+import { Input } from "@berth/ui/input";
+import { Label } from "@berth/ui/label";
 import type { ReactNode } from "react";
 
 /**
@@ -14,18 +16,19 @@ export function ShownOnce({
   children: ReactNode;
 }) {
   return (
-    <div className="once">
-      <label>
+    <div className="flex flex-col gap-2 rounded-lg border border-success/30 bg-success/5 p-4">
+      <Label>
         {label}
-        <input
+        <Input
           readOnly
           value={value}
+          className="font-mono text-xs"
           onFocus={(event) => {
             event.currentTarget.select();
           }}
         />
-      </label>
-      <p className="note">{children}</p>
+      </Label>
+      <p className="text-sm text-muted-foreground">{children}</p>
     </div>
   );
 }

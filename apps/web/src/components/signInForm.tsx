@@ -1,5 +1,8 @@
 "use client";
 
+import { Button } from "@berth/ui/button";
+import { Input } from "@berth/ui/input";
+import { Label } from "@berth/ui/label";
 import { authClient } from "../auth/authClient.ts";
 import { authFailure, useAuthForm } from "../auth/useAuthForm.ts";
 import { formText } from "../lib/formText.ts";
@@ -18,19 +21,19 @@ export function SignInForm({ next }: { next: string }) {
   });
 
   return (
-    <form className="stack" onSubmit={onSubmit}>
-      <label>
+    <form className="flex flex-col gap-4" onSubmit={onSubmit}>
+      <Label>
         Email
-        <input name="email" type="email" autoComplete="username" required />
-      </label>
-      <label>
+        <Input name="email" type="email" autoComplete="username" required />
+      </Label>
+      <Label>
         Password
-        <input name="password" type="password" autoComplete="current-password" required />
-      </label>
+        <Input name="password" type="password" autoComplete="current-password" required />
+      </Label>
       <ErrorAlert error={error} />
-      <button type="submit" disabled={pending}>
+      <Button type="submit" disabled={pending} className="w-full">
         Sign in
-      </button>
+      </Button>
     </form>
   );
 }

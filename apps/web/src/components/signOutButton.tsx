@@ -1,5 +1,6 @@
 "use client";
 
+import { Button } from "@berth/ui/button";
 import { useState } from "react";
 import { authClient } from "../auth/authClient.ts";
 
@@ -16,11 +17,11 @@ export function SignOutButton() {
   }
   return (
     <>
-      <button type="button" onClick={() => void signOut()}>
+      <Button type="button" variant="outline" size="sm" onClick={() => void signOut()}>
         Sign out
-      </button>
+      </Button>
       {failed === null ? null : (
-        <span role="alert" className="error">
+        <span role="alert" className="text-sm text-destructive">
           {failed}
         </span>
       )}

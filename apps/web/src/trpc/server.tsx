@@ -24,6 +24,12 @@ export const serverTrpc = createTRPCOptionsProxy({
   queryClient: getServerQueryClient,
 });
 
+/**
+ * The procedures called directly, for data a server component renders itself: the browser gets
+ * the rendered rows, not the data behind them.
+ */
+export const serverCaller = cache(async () => appRouter.createCaller(await requestContext()));
+
 /** Hands what this request's server components fetched to the browser's query cache. */
 export function HydrateClient({ children }: { children: ReactNode }) {
   return (

@@ -1,5 +1,6 @@
 "use client";
 
+import { TableCell, TableRow } from "@berth/ui/table";
 import { useQuery } from "@tanstack/react-query";
 import { formatTime } from "../../lib/formatTime.ts";
 import { useTRPC } from "../../trpc/react.tsx";
@@ -14,24 +15,32 @@ export function AuditSection({ workspaceId }: { workspaceId: string }) {
   );
 
   return (
-    <Section title="Audit log">
+    <Section title="Audit log" description="The latest 50 changes in this workspace, newest first.">
       <QueryTable
         query={audit}
         loading="Loading the audit log…"
         failure="Could not load the audit log"
-        empty="Nothing recorded yet."
+        empty={{
+          title: "Nothing recorded yet.",
+          next: "Invitations, role changes, removals and API tokens are recorded here as they happen.",
+        }}
         columns={["Time", "Actor", "Action", "Target"]}
         row={(event) => (
-          <tr key={String(event.id)}>
-            <td>{formatTime(event.at)}</td>
-            <td>{event.actorKind}</td>
-            <td>
+          <TableRow key={String(event.id)}>
+            <TableCell className="whitespace-nowrap text-muted-foreground">
+              {formatTime(event.at)}
+            </TableCell>
+            <TableCell>{event.actorKind}</TableCell>
+            <TableCell>
               <code>{event.action}</code>
-            </td>
-            <td>
-              {event.targetKind} <code title={event.targetId}>{event.targetId.slice(0, 8)}</code>
-            </td>
-          </tr>
+            </TableCell>
+            <TableCell>
+              {event.targetKind}{" "}
+              <code className="text-muted-foreground" title={event.targetId}>
+                {event.targetId.slice(0, 8)}
+              </code>
+            </TableCell>
+          </TableRow>
         )}
       />
     </Section>

@@ -1,5 +1,9 @@
 "use client";
 
+import { Button } from "@berth/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@berth/ui/card";
+import { Input } from "@berth/ui/input";
+import { Label } from "@berth/ui/label";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "../../trpc/react.tsx";
@@ -21,33 +25,42 @@ export function CreateWorkspaceForm() {
     }),
   );
   return (
-    <form
-      aria-label="Create a workspace"
-      className="stack"
-      onSubmit={submitHandler((fields) => {
-        create.mutate({ slug: formText(fields, "slug"), name: formText(fields, "name") });
-      })}
-    >
-      <h2>Create a workspace</h2>
-      <label>
-        Slug
-        <input
-          name="slug"
-          required
-          minLength={3}
-          maxLength={40}
-          pattern="[a-z0-9]+(-[a-z0-9]+)*"
-          title="lowercase letters, digits and single dashes"
-        />
-      </label>
-      <label>
-        Name
-        <input name="name" required maxLength={100} />
-      </label>
-      <ErrorAlert error={create.error} />
-      <button type="submit" disabled={create.isPending}>
-        Create workspace
-      </button>
-    </form>
+    <Card>
+      <CardHeader>
+        <CardTitle asChild>
+          <h2>Create a workspace</h2>
+        </CardTitle>
+        <CardDescription>You become its owner and can invite others.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form
+          aria-label="Create a workspace"
+          className="flex flex-col gap-4"
+          onSubmit={submitHandler((fields) => {
+            create.mutate({ slug: formText(fields, "slug"), name: formText(fields, "name") });
+          })}
+        >
+          <Label>
+            Slug
+            <Input
+              name="slug"
+              required
+              minLength={3}
+              maxLength={40}
+              pattern="[a-z0-9]+(-[a-z0-9]+)*"
+              title="lowercase letters, digits and single dashes"
+            />
+          </Label>
+          <Label>
+            Name
+            <Input name="name" required maxLength={100} />
+          </Label>
+          <ErrorAlert error={create.error} />
+          <Button type="submit" disabled={create.isPending}>
+            Create workspace
+          </Button>
+        </form>
+      </CardContent>
+    </Card>
   );
 }

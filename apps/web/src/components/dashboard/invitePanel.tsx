@@ -1,5 +1,7 @@
 "use client";
 
+import { Button } from "@berth/ui/button";
+import { TableCell, TableRow } from "@berth/ui/table";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { formatTime } from "../../lib/formatTime.ts";
@@ -28,11 +30,11 @@ export function InvitePanel({ workspaceId, role }: { workspaceId: string; role: 
   const revoke = useMutation(trpc.invitations.revoke.mutationOptions({ onSettled: refresh }));
 
   return (
-    <>
-      <h3>Invitations</h3>
+    <div className="flex flex-col gap-4 border-t border-border pt-5">
+      <h3 className="text-sm font-semibold">Invitations</h3>
       <form
         aria-label="Invite member"
-        className="inline"
+        className="flex flex-wrap items-end gap-3"
         onSubmit={(event) => {
           event.preventDefault();
           create.mutate({ workspaceId, role: inviteRole });
@@ -44,9 +46,9 @@ export function InvitePanel({ workspaceId, role }: { workspaceId: string; role: 
           value={inviteRole}
           onChange={setInviteRole}
         />
-        <button type="submit" disabled={create.isPending}>
+        <Button type="submit" disabled={create.isPending}>
           Invite member
-        </button>
+        </Button>
       </form>
       <ErrorAlert error={create.error} />
       {create.data === undefined ? null : (
@@ -60,33 +62,39 @@ export function InvitePanel({ workspaceId, role }: { workspaceId: string; role: 
         query={pending}
         loading="Loading invitations…"
         failure="Could not load invitations"
-        empty="No pending invitations."
+        empty={{
+          title: "No pending invitations.",
+          next: "Choose a role and press Invite member, then send the link to the person you invite.",
+        }}
         caption="Pending invitations"
         columns={["Role", "Invited by", "Created", "Expires", ""]}
         row={(invitation) => (
-          <tr key={invitation.id}>
-            <td>{invitation.role}</td>
-            <td>{invitation.createdBy.email}</td>
-            <td>{formatTime(invitation.createdAt)}</td>
-            <td>
+          <TableRow key={invitation.id}>
+            <TableCell>{invitation.role}</TableCell>
+            <TableCell>{invitation.createdBy.email}</TableCell>
+            <TableCell className="whitespace-nowrap text-muted-foreground">
+              {formatTime(invitation.createdAt)}
+            </TableCell>
+            <TableCell className="whitespace-nowrap text-muted-foreground">
               {formatTime(invitation.expiresAt)}
               {invitation.expiresAt.getTime() < Date.now() ? " (expired)" : ""}
-            </td>
-            <td>
-              <button
+            </TableCell>
+            <TableCell className="w-28 text-right">
+              <Button
                 type="button"
-                className="danger"
+                variant="destructive-outline"
+                size="sm"
                 disabled={revoke.isPending}
                 onClick={() => {
                   revoke.mutate({ workspaceId, invitationId: invitation.id });
                 }}
               >
                 Revoke
-              </button>
-            </td>
-          </tr>
+              </Button>
+            </TableCell>
+          </TableRow>
         )}
       />
-    </>
+    </div>
   );
 }

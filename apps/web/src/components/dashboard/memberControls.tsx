@@ -1,5 +1,9 @@
 "use client";
 
+import { Badge } from "@berth/ui/badge";
+import { Button } from "@berth/ui/button";
+import { Select } from "@berth/ui/select";
+import { TableCell } from "@berth/ui/table";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { roleAtLeast, rolesUpTo, type Role } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
@@ -32,16 +36,19 @@ export function MemberControls({
   if (!roleAtLeast(myRole, member.role)) {
     return (
       <>
-        <td>{member.role}</td>
-        <td />
+        <TableCell>
+          <Badge variant="secondary">{member.role}</Badge>
+        </TableCell>
+        <TableCell />
       </>
     );
   }
   return (
     <>
-      <td>
-        <select
+      <TableCell className="w-40">
+        <Select
           aria-label={`Role of ${member.email}`}
+          className="h-8"
           value={member.role}
           disabled={setRole.isPending}
           onChange={(event) => {
@@ -54,13 +61,14 @@ export function MemberControls({
               {role}
             </option>
           ))}
-        </select>
-        <ErrorAlert error={setRole.error} />
-      </td>
-      <td>
-        <button
+        </Select>
+        <ErrorAlert error={setRole.error} className="mt-2" />
+      </TableCell>
+      <TableCell className="w-28">
+        <Button
           type="button"
-          className="danger"
+          variant="destructive-outline"
+          size="sm"
           aria-label={`Remove ${member.email}`}
           disabled={remove.isPending}
           onClick={() => {
@@ -73,9 +81,9 @@ export function MemberControls({
           }}
         >
           Remove
-        </button>
-        <ErrorAlert error={remove.error} />
-      </td>
+        </Button>
+        <ErrorAlert error={remove.error} className="mt-2" />
+      </TableCell>
     </>
   );
 }

@@ -1,5 +1,7 @@
 "use client";
 
+import { Badge } from "@berth/ui/badge";
+import { TableCell, TableRow } from "@berth/ui/table";
 import { useQuery } from "@tanstack/react-query";
 import { asRole, isAdmin, type Role } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
@@ -26,19 +28,22 @@ export function MembersSection({
   const admin = isAdmin(role);
 
   return (
-    <Section title="Members">
+    <Section
+      title="Members"
+      description={admin ? "Change roles, remove people and invite new ones." : undefined}
+    >
       <QueryTable
         query={members}
         loading="Loading members…"
         failure="Could not load members"
         columns={["Email", "Name", "Role", admin && "Manage"]}
         row={(member) => (
-          <tr key={member.userId}>
-            <td>
+          <TableRow key={member.userId}>
+            <TableCell className="font-medium">
               {member.user.email}
               {member.userId === myUserId ? " (you)" : ""}
-            </td>
-            <td>{member.user.name}</td>
+            </TableCell>
+            <TableCell>{member.user.name}</TableCell>
             {admin ? (
               <MemberControls
                 workspaceId={workspaceId}
@@ -50,9 +55,11 @@ export function MembersSection({
                 }}
               />
             ) : (
-              <td>{member.role}</td>
+              <TableCell>
+                <Badge variant="secondary">{member.role}</Badge>
+              </TableCell>
             )}
-          </tr>
+          </TableRow>
         )}
       />
       {admin ? <InvitePanel workspaceId={workspaceId} role={role} /> : null}

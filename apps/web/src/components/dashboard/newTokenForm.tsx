@@ -1,5 +1,8 @@
 "use client";
 
+import { Button } from "@berth/ui/button";
+import { Input } from "@berth/ui/input";
+import { Label } from "@berth/ui/label";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Role } from "../../lib/roles.ts";
@@ -34,10 +37,10 @@ export function NewTokenForm({ workspaceId, role }: { workspaceId: string; role:
   );
 
   return (
-    <>
+    <div className="flex flex-col gap-3">
       <form
         aria-label="New API token"
-        className="inline"
+        className="flex flex-wrap items-end gap-3"
         onSubmit={submitHandler((fields, form) => {
           create.mutate(
             {
@@ -50,14 +53,14 @@ export function NewTokenForm({ workspaceId, role }: { workspaceId: string; role:
           );
         })}
       >
-        <label>
+        <Label className="w-56">
           Name
-          <input name="name" required maxLength={100} />
-        </label>
+          <Input name="name" required maxLength={100} />
+        </Label>
         <RoleSelect label="Token role" ceiling={role} value={tokenRole} onChange={setTokenRole} />
-        <label>
+        <Label className="w-36">
           Lifetime (days)
-          <input
+          <Input
             name="days"
             type="number"
             min={1}
@@ -66,12 +69,12 @@ export function NewTokenForm({ workspaceId, role }: { workspaceId: string; role:
             defaultValue={90}
             aria-describedby="token-days-hint"
           />
-        </label>
-        <button type="submit" disabled={create.isPending}>
+        </Label>
+        <Button type="submit" disabled={create.isPending}>
           Create token
-        </button>
+        </Button>
       </form>
-      <p id="token-days-hint" className="note">
+      <p id="token-days-hint" className="text-xs text-muted-foreground">
         1 to 365 days; leave empty for a token that lasts until revoked.
       </p>
       <ErrorAlert error={create.error} />
@@ -80,6 +83,6 @@ export function NewTokenForm({ workspaceId, role }: { workspaceId: string; role:
           Copy it now: it will not be shown again. Send it as <code>Authorization: Bearer …</code>.
         </ShownOnce>
       )}
-    </>
+    </div>
   );
 }

@@ -1,5 +1,8 @@
 "use client";
 
+import { Badge } from "@berth/ui/badge";
+import { Button } from "@berth/ui/button";
+import { TableCell, TableRow } from "@berth/ui/table";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { formatTime } from "../../lib/formatTime.ts";
 import { isAdmin, type Role } from "../../lib/roles.ts";
@@ -26,27 +29,49 @@ export function TokensSection({ workspaceId, role }: { workspaceId: string; role
   const showOwner = isAdmin(role);
 
   return (
-    <Section title="API tokens">
+    <Section
+      title="API tokens"
+      description={
+        <>
+          For scripts and the <code>berth</code> command line; each acts with its own role.
+        </>
+      }
+    >
       <NewTokenForm workspaceId={workspaceId} role={role} />
       <ErrorAlert error={revoke.error} />
       <QueryTable
         query={tokens}
         loading="Loading tokens…"
         failure="Could not load tokens"
-        empty="No tokens yet."
+        empty={{
+          title: "No tokens yet.",
+          next: (
+            <>
+              Create one above, or run <code>berth login</code>, which makes one for the machine it
+              runs on.
+            </>
+          ),
+        }}
         columns={["Name", "Role", showOwner && "Owner", "Last used", "Expires", ""]}
         row={(token) => (
-          <tr key={token.id}>
-            <td>{token.name}</td>
-            <td>{token.role}</td>
-            {showOwner ? <td>{token.user.email}</td> : null}
-            <td>{formatTime(token.lastUsedAt)}</td>
-            <td>{formatTime(token.expiresAt)}</td>
-            <td>
+          <TableRow key={token.id}>
+            <TableCell className="font-medium">{token.name}</TableCell>
+            <TableCell>
+              <Badge variant="secondary">{token.role}</Badge>
+            </TableCell>
+            {showOwner ? <TableCell>{token.user.email}</TableCell> : null}
+            <TableCell className="whitespace-nowrap text-muted-foreground">
+              {formatTime(token.lastUsedAt)}
+            </TableCell>
+            <TableCell className="whitespace-nowrap text-muted-foreground">
+              {formatTime(token.expiresAt)}
+            </TableCell>
+            <TableCell className="w-28 text-right">
               {token.revokedAt === null ? (
-                <button
+                <Button
                   type="button"
-                  className="danger"
+                  variant="destructive-outline"
+                  size="sm"
                   aria-label={`Revoke ${token.name}`}
                   disabled={revoke.isPending}
                   onClick={() => {
@@ -54,12 +79,12 @@ export function TokensSection({ workspaceId, role }: { workspaceId: string; role
                   }}
                 >
                   Revoke
-                </button>
+                </Button>
               ) : (
-                `revoked ${formatTime(token.revokedAt)}`
+                <Badge variant="muted">revoked {formatTime(token.revokedAt)}</Badge>
               )}
-            </td>
-          </tr>
+            </TableCell>
+          </TableRow>
         )}
       />
     </Section>

@@ -1,26 +1,63 @@
 "use client";
 
+import { Alert, AlertDescription } from "@berth/ui/alert";
+import { Badge } from "@berth/ui/badge";
+import { Skeleton } from "@berth/ui/skeleton";
 import { useQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
 import { asRole, isAdmin } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
+import { PageMain } from "../pageMain.tsx";
+import { TopBar } from "../topBar.tsx";
 import { AuditSection } from "./auditSection.tsx";
 import { CreateWorkspaceForm } from "./createWorkspaceForm.tsx";
 import { MembersSection } from "./membersSection.tsx";
-import { SessionsSection } from "./sessionsSection.tsx";
+import { SessionsPending } from "./sessionsPending.tsx";
 import { TokensSection } from "./tokensSection.tsx";
 import { WorkspaceSwitcher } from "./workspaceSwitcher.tsx";
 
 /**
  * One workspace of the signed-in person: the one named in `?workspace=`, else their first.
- * Admin-only parts are not rendered at all for members (the API refuses them anyway).
+ * Admin-only parts are not rendered at all for members (the API refuses them anyway). The top
+ * bar is drawn here because its workspace switcher needs the person's workspaces.
  */
-export function WorkspaceView({ requestedId }: { requestedId: string | undefined }) {
+export function WorkspaceView({
+  email,
+  requestedId,
+  sessions,
+}: {
+  email: string;
+  requestedId: string | undefined;
+  /** The sessions section the server rendered, for the workspace it found this view shows. */
+  sessions: { workspaceId: string; section: ReactNode } | undefined;
+}) {
   const trpc = useTRPC();
   const me = useQuery(trpc.me.get.queryOptions());
 
-  if (me.isPending) return <p aria-busy="true">Loading your workspaces…</p>;
-  if (me.isError) return <ErrorAlert error={me.error} prefix="Could not load your workspaces" />;
+  if (me.isPending) {
+    return (
+      <>
+        <TopBar home="/" email={email} />
+        <PageMain aria-busy>
+          <span className="sr-only">Loading your workspaces…</span>
+          <Skeleton className="h-8 w-64" />
+          <Skeleton className="h-4 w-40" />
+          <Skeleton className="h-64 w-full rounded-xl" />
+        </PageMain>
+      </>
+    );
+  }
+  if (me.isError) {
+    return (
+      <>
+        <TopBar home="/" email={email} />
+        <PageMain>
+          <ErrorAlert error={me.error} prefix="Could not load your workspaces" />
+        </PageMain>
+      </>
+    );
+  }
 
   const { workspaces, user } = me.data;
   const requested = workspaces.find((w) => w.id === requestedId);
@@ -28,32 +65,55 @@ export function WorkspaceView({ requestedId }: { requestedId: string | undefined
   if (current === undefined) {
     return (
       <>
-        <h1>Welcome to Berth</h1>
-        <p>You are not in any workspace yet. Create one, or open an invitation link.</p>
-        <CreateWorkspaceForm />
+        <TopBar home="/" email={email} />
+        <PageMain narrow>
+          <div className="flex flex-col gap-1">
+            <h1 className="text-2xl font-semibold tracking-tight">Welcome to Berth</h1>
+            <p className="text-muted-foreground">
+              You are not in any workspace yet. Create one, or open an invitation link.
+            </p>
+          </div>
+          <CreateWorkspaceForm />
+        </PageMain>
       </>
     );
   }
   const role = asRole(current.role);
   return (
     <>
-      {requestedId !== undefined && requested === undefined ? (
-        <p role="status" className="note">
-          You are not a member of the workspace in the link; showing {current.name} instead.
-        </p>
-      ) : null}
-      {workspaces.length > 1 ? (
+      <TopBar home="/" email={email}>
         <WorkspaceSwitcher workspaces={workspaces} currentId={current.id} />
-      ) : null}
-      <h1>{current.name}</h1>
-      <p className="note">
-        <code>{current.slug}</code> · you are {role === "admin" || role === "owner" ? "an" : "a"}{" "}
-        {role}
-      </p>
-      <SessionsSection workspaceId={current.id} />
-      <MembersSection workspaceId={current.id} role={role} myUserId={user.id} />
-      <TokensSection workspaceId={current.id} role={role} />
-      {isAdmin(role) ? <AuditSection workspaceId={current.id} /> : null}
+      </TopBar>
+      <PageMain>
+        {requestedId !== undefined && requested === undefined ? (
+          <Alert role="status" variant="warning">
+            <AlertDescription className="text-foreground">
+              You are not a member of the workspace in the link; showing {current.name} instead.
+            </AlertDescription>
+          </Alert>
+        ) : null}
+        <div className="flex flex-col gap-1.5">
+          <h1 className="text-2xl font-semibold tracking-tight">{current.name}</h1>
+          <p className="flex items-center gap-2 text-sm text-muted-foreground">
+            <code>{current.slug}</code>
+            <span aria-hidden="true">·</span>
+            <span>
+              you are {role === "admin" || role === "owner" ? "an" : "a"}{" "}
+              <Badge variant="secondary">{role}</Badge>
+            </span>
+          </p>
+        </div>
+        {sessions?.workspaceId === current.id ? (
+          sessions.section
+        ) : (
+          <SessionsPending workspaceId={current.id} />
+        )}
+        <div className="grid gap-6">
+          <MembersSection workspaceId={current.id} role={role} myUserId={user.id} />
+          <TokensSection workspaceId={current.id} role={role} />
+          {isAdmin(role) ? <AuditSection workspaceId={current.id} /> : null}
+        </div>
+      </PageMain>
     </>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { Button } from "@berth/ui/button";
 import { useMutation } from "@tanstack/react-query";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
@@ -16,15 +17,16 @@ export function JoinButton({ token, workspaceName }: { token: string; workspaceN
   );
   return (
     <>
-      <button
+      <Button
         type="button"
+        className="w-full"
         disabled={accept.isPending || accept.isSuccess}
         onClick={() => {
           accept.mutate({ token });
         }}
       >
         Join {workspaceName}
-      </button>
+      </Button>
       <ErrorAlert error={accept.error} />
     </>
   );

@@ -1,5 +1,8 @@
 "use client";
 
+import { Button } from "@berth/ui/button";
+import { Input } from "@berth/ui/input";
+import { Label } from "@berth/ui/label";
 import { useMutation } from "@tanstack/react-query";
 import { authClient, invitationHeader } from "../../auth/authClient.ts";
 import { authFailure, useAuthForm } from "../../auth/useAuthForm.ts";
@@ -34,18 +37,18 @@ export function SignUpForm({ token }: { token: string }) {
   });
 
   return (
-    <form className="stack" aria-label="Create account" onSubmit={onSubmit}>
-      <label>
+    <form className="flex flex-col gap-4" aria-label="Create account" onSubmit={onSubmit}>
+      <Label>
         Name
-        <input name="name" autoComplete="name" required maxLength={100} />
-      </label>
-      <label>
+        <Input name="name" autoComplete="name" required maxLength={100} />
+      </Label>
+      <Label>
         Email
-        <input name="email" type="email" autoComplete="email" required maxLength={254} />
-      </label>
-      <label>
+        <Input name="email" type="email" autoComplete="email" required maxLength={254} />
+      </Label>
+      <Label>
         Password
-        <input
+        <Input
           name="password"
           type="password"
           autoComplete="new-password"
@@ -53,11 +56,11 @@ export function SignUpForm({ token }: { token: string }) {
           minLength={8}
           maxLength={256}
         />
-      </label>
+      </Label>
       <ErrorAlert error={error} />
-      <button type="submit" disabled={pending}>
+      <Button type="submit" disabled={pending} className="w-full">
         Create account and join
-      </button>
+      </Button>
     </form>
   );
 }

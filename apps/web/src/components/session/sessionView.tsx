@@ -1,11 +1,14 @@
 "use client";
 
+import { Alert, AlertDescription, AlertTitle } from "@berth/ui/alert";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 import { Section } from "../section.tsx";
 import { LeaseTimeline } from "./leaseTimeline.tsx";
+import { LiveBadge } from "./liveBadge.tsx";
+import { ArchiveHelp } from "./archiveHelp.tsx";
 import { MachinesTable } from "./machinesTable.tsx";
 import { useViewerHolder } from "./useViewerHolder.ts";
 
@@ -48,27 +51,41 @@ export function SessionView({
   const title = session.data?.title === "" ? "Untitled session" : session.data?.title;
   return (
     <>
-      <h1>{title ?? "Session"}</h1>
-      <p className="note">
-        <code>{sessionId}</code> · {session.data?.backend ?? "…"} ·{" "}
-        <span data-testid="live-status">
-          {live.status === "pending"
-            ? "live"
-            : live.status === "error"
-              ? "not live"
-              : "connecting…"}
-        </span>
-        {viewing === null ? null : <> · viewing the box (epoch {viewing})</>}
-      </p>
-      {live.status === "error" ? (
-        <p role="status" className="note">
-          Live updates stopped ({live.error.message}); reload the page to see the latest.
+      <div className="flex flex-col gap-2">
+        <h1 className="text-2xl font-semibold tracking-tight">{title ?? "Session"}</h1>
+        <p className="flex flex-wrap items-center gap-2 text-sm text-muted-foreground">
+          <code>{sessionId}</code>
+          <span aria-hidden="true">·</span>
+          <span>{session.data?.backend ?? "…"}</span>
+          <span aria-hidden="true">·</span>
+          <LiveBadge status={live.status} />
+          {viewing === null ? null : (
+            <>
+              <span aria-hidden="true">·</span>
+              <span>viewing the box (epoch {viewing})</span>
+            </>
+          )}
         </p>
+      </div>
+      {live.status === "error" ? (
+        <Alert role="status" variant="warning">
+          <AlertTitle>Live updates stopped</AlertTitle>
+          <AlertDescription>
+            {live.error.message}. Reload the page to see the latest.
+          </AlertDescription>
+        </Alert>
       ) : null}
-      <Section title="Machines">
+      <Section
+        title="Machines"
+        description="The session's box: its state, lease epoch, generations and archive, live."
+        action={<ArchiveHelp />}
+      >
         <MachinesTable query={machines} />
       </Section>
-      <Section title="Lease timeline">
+      <Section
+        title="Lease timeline"
+        description="Every transition of the box's lease, with the epoch it left; hover a point for who and why."
+      >
         <LeaseTimeline query={timeline} />
       </Section>
     </>

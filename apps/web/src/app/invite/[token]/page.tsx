@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { InviteView } from "../../../components/invite/inviteView.tsx";
+import { PageMain } from "../../../components/pageMain.tsx";
 import { signedInUser } from "../../../server/session.ts";
 
 // The token in this page's address is a credential: keep it out of Referer headers.
@@ -9,8 +10,8 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const { token } = await params;
   const user = await signedInUser();
   return (
-    <main className="narrow">
+    <PageMain narrow className="min-h-dvh justify-center">
       <InviteView token={token} signedInAs={user?.email ?? null} />
-    </main>
+    </PageMain>
   );
 }

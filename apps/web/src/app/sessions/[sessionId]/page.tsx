@@ -1,6 +1,10 @@
+import { Alert, AlertDescription, AlertTitle } from "@berth/ui/alert";
+import Link from "next/link";
 import { redirect } from "next/navigation";
+import { AlertIcon } from "../../../components/icons.tsx";
+import { PageMain } from "../../../components/pageMain.tsx";
 import { SessionView } from "../../../components/session/sessionView.tsx";
-import { SignOutButton } from "../../../components/signOutButton.tsx";
+import { TopBar } from "../../../components/topBar.tsx";
 import { signedInUser } from "../../../server/session.ts";
 import { getServerQueryClient, HydrateClient, serverTrpc } from "../../../trpc/server.tsx";
 
@@ -17,27 +21,36 @@ export default async function SessionPage({
   const { sessionId } = await params;
   const { workspace } = await searchParams;
   if (typeof workspace === "string") await prefetchSession({ workspaceId: workspace, sessionId });
+  const home = typeof workspace === "string" ? `/?workspace=${workspace}` : "/";
   return (
     <>
-      <header className="topbar">
-        <a href={typeof workspace === "string" ? `/?workspace=${workspace}` : "/"}>
-          <strong>Berth</strong>
-        </a>
-        <span className="spacer" />
-        <span data-testid="signed-in-email">{user.email}</span>
-        <SignOutButton />
-      </header>
-      <main className="session-page">
+      <TopBar home={home} email={user.email}>
+        <span aria-hidden="true" className="text-muted-foreground/60">
+          /
+        </span>
+        <Link
+          href={home}
+          className="text-sm text-muted-foreground no-underline hover:text-foreground"
+        >
+          Sessions
+        </Link>
+      </TopBar>
+      <PageMain>
         {typeof workspace === "string" ? (
           <HydrateClient>
             <SessionView workspaceId={workspace} sessionId={sessionId} />
           </HydrateClient>
         ) : (
-          <p role="alert">
-            This link names no workspace. Open the session from its workspace&apos;s page.
-          </p>
+          <Alert role="alert" variant="warning">
+            <AlertIcon />
+            <AlertTitle>This link names no workspace.</AlertTitle>
+            <AlertDescription>
+              Open the session from its workspace&apos;s page: <Link href="/">the dashboard</Link>{" "}
+              lists every session.
+            </AlertDescription>
+          </Alert>
         )}
-      </main>
+      </PageMain>
     </>
   );
 }
