@@ -41,3 +41,15 @@ function boxRequest<I extends { workspaceId: string; sessionId: string }>(
     Object.entries(input).filter(([key]) => key !== "workspaceId" && key !== "sessionId"),
   ) as Omit<I, "workspaceId" | "sessionId">;
 }
+
+/**
+ * A write's answer with the workspace generation it was admitted at: what the dashboard shows
+ * beside each save, and what a client compares with `archiveGeneration`.
+ */
+export function withGeneration<T extends object>(
+  result: T,
+  handle: BoxHandle,
+): T & { generation: number } {
+  if (handle.generation === null) throw new Error("withGeneration is for admitted writes");
+  return { ...result, generation: handle.generation };
+}

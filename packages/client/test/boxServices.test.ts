@@ -39,12 +39,21 @@ describe("the typed client", () => {
     expect(me.via).toBe("token");
     const { workspaceId } = served.current;
     const sessionId = await served.current.newSession();
-    await berth.fs.write.mutate({ workspaceId, sessionId, path: "hello.txt", content: "hi there" });
+    const written = await berth.fs.write.mutate({
+      workspaceId,
+      sessionId,
+      path: "hello.txt",
+      content: "hi there",
+    });
+    // Each write answers with the workspace generation it was admitted at; reads advance none.
+    expect(written.generation).toBe(1);
     expect((await berth.fs.read.query({ workspaceId, sessionId, path: "hello.txt" })).content).toBe(
       "hi there",
     );
     const run = await berth.exec.run.mutate({ workspaceId, sessionId, argv: ["cat", "hello.txt"] });
-    expect(run).toMatchObject({ exitCode: 0, stdout: "hi there" });
+    expect(run).toMatchObject({ exitCode: 0, stdout: "hi there", generation: 2 });
+    const made = await berth.fs.mkdir.mutate({ workspaceId, sessionId, path: "docs" });
+    expect(made.generation).toBe(3);
   });
 
   it("20 concurrent reads of a cold session over HTTP succeed on exactly one box", async () => {

@@ -1,6 +1,6 @@
 import { execRequestSchema } from "@berth/box-protocol";
 import type { TRPCRouterRecord } from "@trpc/server";
-import { onBox, sessionInput } from "../boxCall.ts";
+import { onBox, sessionInput, withGeneration } from "../boxCall.ts";
 import type { RouterFixtures } from "../fixtures.ts";
 import { memberProcedure } from "../trpc.ts";
 
@@ -12,7 +12,9 @@ export const execRouter = {
   run: memberProcedure
     .input(sessionInput.extend(execRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "exec.run", writes: true }, (box, request) => box.exec(request)),
+      onBox(ctx, { input, name: "exec.run", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.exec(request), handle),
+      ),
     ),
 } satisfies TRPCRouterRecord;
 

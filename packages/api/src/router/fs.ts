@@ -7,7 +7,7 @@ import {
   writeRequestSchema,
 } from "@berth/box-protocol";
 import type { TRPCRouterRecord } from "@trpc/server";
-import { onBox, sessionInput } from "../boxCall.ts";
+import { onBox, sessionInput, withGeneration } from "../boxCall.ts";
 import type { RouterFixtures } from "../fixtures.ts";
 import { memberProcedure } from "../trpc.ts";
 
@@ -17,7 +17,9 @@ export const fsRouter = {
   write: memberProcedure
     .input(sessionInput.extend(writeRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "fs.write", writes: true }, (box, request) => box.write(request)),
+      onBox(ctx, { input, name: "fs.write", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.write(request), handle),
+      ),
     ),
   read: memberProcedure
     .input(sessionInput.extend(readRequestSchema.shape))
@@ -37,17 +39,23 @@ export const fsRouter = {
   mkdir: memberProcedure
     .input(sessionInput.extend(mkdirRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "fs.mkdir", writes: true }, (box, request) => box.mkdir(request)),
+      onBox(ctx, { input, name: "fs.mkdir", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.mkdir(request), handle),
+      ),
     ),
   move: memberProcedure
     .input(sessionInput.extend(moveRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "fs.move", writes: true }, (box, request) => box.move(request)),
+      onBox(ctx, { input, name: "fs.move", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.move(request), handle),
+      ),
     ),
   remove: memberProcedure
     .input(sessionInput.extend(removeRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "fs.remove", writes: true }, (box, request) => box.remove(request)),
+      onBox(ctx, { input, name: "fs.remove", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.remove(request), handle),
+      ),
     ),
 } satisfies TRPCRouterRecord;
 

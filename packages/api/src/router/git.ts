@@ -8,7 +8,7 @@ import {
   gitShowRequestSchema,
 } from "@berth/box-protocol";
 import type { TRPCRouterRecord } from "@trpc/server";
-import { onBox, sessionInput } from "../boxCall.ts";
+import { onBox, sessionInput, withGeneration } from "../boxCall.ts";
 import type { RouterFixtures } from "../fixtures.ts";
 import { memberProcedure } from "../trpc.ts";
 
@@ -23,13 +23,15 @@ export const gitRouter = {
   add: memberProcedure
     .input(sessionInput.extend(gitAddRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "git.add", writes: true }, (box, request) => box.gitAdd(request)),
+      onBox(ctx, { input, name: "git.add", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.gitAdd(request), handle),
+      ),
     ),
   commit: memberProcedure
     .input(sessionInput.extend(gitCommitRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "git.commit", writes: true }, (box, request) =>
-        box.gitCommit(request),
+      onBox(ctx, { input, name: "git.commit", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.gitCommit(request), handle),
       ),
     ),
   log: memberProcedure
@@ -59,8 +61,8 @@ export const gitRouter = {
   checkout: memberProcedure
     .input(sessionInput.extend(gitCheckoutRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "git.checkout", writes: true }, (box, request) =>
-        box.gitCheckout(request),
+      onBox(ctx, { input, name: "git.checkout", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.gitCheckout(request), handle),
       ),
     ),
 } satisfies TRPCRouterRecord;

@@ -40,7 +40,8 @@ export class RouteStep {
       /** The pointer as read for this operation, if the caller started reading it already. */
       readonly route?: Promise<Route>;
     },
-    call: (route: Route) => Promise<T>,
+    /** `generation`: the workspace generation a write was admitted at (null for a read). */
+    call: (route: Route, generation: number | null) => Promise<T>,
   ): Promise<T> {
     const route = await (input.route ?? this.read(input.lease.workspaceId, input.sessionId));
     if (route.activeSandboxId !== null)
@@ -51,7 +52,7 @@ export class RouteStep {
         retryable: false,
         epoch: input.lease.epoch,
       });
-    if (!input.operation.writes) return call(route);
+    if (!input.operation.writes) return call(route, null);
     const instanceId = input.lease.instanceId;
     if (instanceId === null) throw fenced(input.lease, "the box has no instance");
     const admission = await this.#admissions.admit({
@@ -69,7 +70,7 @@ export class RouteStep {
     if (!admission.admitted) throw fenced(input.lease, admission.reason);
     let outcome: "resolved" | "rejected" = "rejected";
     try {
-      const result = await call(route);
+      const result = await call(route, admission.generation);
       outcome = "resolved";
       return result;
     } finally {

@@ -27,6 +27,8 @@ export interface BoxCall {
 export interface BoxHandle {
   readonly box: BoxClient;
   readonly lease: LeaseSnapshot;
+  /** The workspace generation this call's write was admitted at; null for a read. */
+  readonly generation: number | null;
 }
 
 export interface BoxAccessOptions {
@@ -86,9 +88,9 @@ export class BoxAccess {
       const box = await this.#connect(lease);
       return await this.#route.run(
         { lease, sessionId: call.sessionId, holder, operation: call.operation, route },
-        async () => {
+        async (_route, generation) => {
           try {
-            return await body({ box, lease });
+            return await body({ box, lease, generation });
           } catch (error) {
             if (!isUnreachable(error)) throw error;
             lease = await this.#confirmLossOrReport(lease, error);
