@@ -89,6 +89,8 @@ const expected: Record<string, Finding[]> = {
 };
 
 let results: ESLint.LintResult[];
+// Type-aware linting of the fixtures builds a TypeScript program: seconds on an idle machine,
+// more when the suite shares two cores with the other suites.
 beforeAll(async () => {
   const eslint = new ESLint({
     cwd: fixturesRoot,
@@ -96,7 +98,7 @@ beforeAll(async () => {
     overrideConfig: config,
   });
   results = await eslint.lintFiles(["."]);
-});
+}, 120_000);
 
 const relative = (result: ESLint.LintResult): string =>
   path.relative(fixturesRoot, result.filePath).split(path.sep).join("/");
