@@ -33,7 +33,9 @@ const expected: Record<string, Finding[]> = {
     boundary("Only @berth/db talks to Prisma"),
     boundary("generated Prisma client is private"),
   ],
-  "packages/api/src/importsSandboxSubpath.ts": [boundary("through its root entry or the light entries")],
+  "packages/api/src/importsSandboxSubpath.ts": [
+    boundary("through its root entry or the light entries"),
+  ],
   "packages/api/src/importsSandboxTesting.ts": [boundary("Test helpers are for tests")],
   "packages/api/src/issue-42-lease-expiry.test.ts": [],
   "packages/api/src/logs.ts": [["no-console"]],
