@@ -1,38 +1,12 @@
-import { expect, test, type Page } from "@playwright/test";
-import { demoAdmin } from "../demoAdmin.ts";
+import { expect, test } from "@playwright/test";
 import { expectPageShown } from "../pageChecks.ts";
+import { call, signIn } from "../signedIn.ts";
 
 // In order: the overview test counts the box the first test woke.
 test.describe.configure({ mode: "serial" });
 
 // A session's page follows its box live: the machines table and the lease timeline change as
 // calls made elsewhere (here: straight to the API, as an agent would) move the lease.
-
-async function signIn(page: Page) {
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(demoAdmin.email);
-  await page.getByLabel("Password").fill(demoAdmin.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/$/);
-}
-
-/** A tRPC call with the page's own cookie, as another tab (or an agent) would make it. */
-async function call(
-  page: Page,
-  { path, input, kind }: { path: string; input: unknown; kind: "query" | "mutation" },
-) {
-  const origin = new URL(page.url()).origin;
-  const response =
-    kind === "query"
-      ? await page.request.get(
-          `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
-        )
-      : await page.request.post(`/api/trpc/${path}`, {
-          headers: { origin, "content-type": "application/json" },
-          data: { json: input },
-        });
-  expect(response.status(), await response.text()).toBe(200);
-}
 
 test("the machines table and the timeline follow the box live, archiveComplete included", async ({
   page,

@@ -11,6 +11,7 @@ import { LiveBadge } from "./liveBadge.tsx";
 import { ArchiveHelp } from "./archiveHelp.tsx";
 import { MachinesTable } from "./machinesTable.tsx";
 import { useViewerHolder } from "./useViewerHolder.ts";
+import { WorkspacePanels } from "./workspacePanels.tsx";
 
 /**
  * A session's machines and its lease's timeline, live: every item of the session's event
@@ -82,6 +83,7 @@ export function SessionView({
       >
         <MachinesTable query={machines} />
       </Section>
+      <WorkspacePanels workspaceId={workspaceId} sessionId={sessionId} />
       <Section
         title="Lease timeline"
         description="Every transition of the box's lease, with the epoch it left; hover a point for who and why."

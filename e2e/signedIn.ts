@@ -1,0 +1,37 @@
+import { expect, type Page } from "@playwright/test";
+import { demoAdmin } from "./demoAdmin.ts";
+
+// What the specs do as the signed-in demo admin: sign in, and call the API with the page's
+// cookie as another tab (or an agent) would.
+
+/** Signs in as the demo admin through the sign-in page; lands on the overview. */
+export async function signIn(page: Page) {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(demoAdmin.email);
+  await page.getByLabel("Password").fill(demoAdmin.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/$/);
+}
+
+/**
+ * A tRPC call with the page's own cookie, as another tab (or an agent) would make it; answers
+ * the procedure's result (superjson's `json` part).
+ */
+export async function call(
+  page: Page,
+  { path, input, kind }: { path: string; input: unknown; kind: "query" | "mutation" },
+) {
+  const origin = new URL(page.url()).origin;
+  const response =
+    kind === "query"
+      ? await page.request.get(
+          `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
+        )
+      : await page.request.post(`/api/trpc/${path}`, {
+          headers: { origin, "content-type": "application/json" },
+          data: { json: input },
+        });
+  expect(response.status(), await response.text()).toBe(200);
+  const body = (await response.json()) as { result: { data: { json: unknown } } };
+  return body.result.data.json;
+}
