@@ -8,6 +8,29 @@ import { call, signIn } from "../signedIn.ts";
 // write shows the generation the machines table shows, and a change made elsewhere meanwhile
 // is reported, never overwritten.
 
+/** The session the running test opened, so its box is left idle after it (see afterEach). */
+let opened: { workspaceId: string; sessionId: string } | undefined;
+
+// Leaves the session page by a link, so the page detaches its viewer and the box drains: the
+// specs after this one count live boxes and expect only their own.
+test.afterEach(async ({ page }) => {
+  const scope = opened;
+  opened = undefined;
+  if (scope === undefined) return;
+  await page.getByRole("link", { name: "Berth" }).click();
+  await expect(page.getByRole("region", { name: "Sessions" })).toBeVisible();
+  await expect
+    .poll(async () => {
+      const machines = (await call(page, {
+        path: "machines.list",
+        input: scope,
+        kind: "query",
+      })) as { isSessionGroup: boolean; state: string }[];
+      return machines.find((machine) => machine.isSessionGroup)?.state;
+    })
+    .not.toBe("warm");
+});
+
 /** A new session of the demo workspace, its page open on the Files tab. */
 async function openFilesOfNewSession(page: Page, seed?: { path: string; content: string }) {
   await signIn(page);
@@ -21,6 +44,7 @@ async function openFilesOfNewSession(page: Page, seed?: { path: string; content:
     kind: "mutation",
   })) as { id: string };
   const scope = { workspaceId, sessionId: session.id };
+  opened = scope;
   const seeded =
     seed === undefined
       ? undefined
