@@ -1,0 +1,89 @@
+"use client";
+
+import {
+  AlertDialog,
+  AlertDialogAction,
+  AlertDialogCancel,
+  AlertDialogContent,
+  AlertDialogDescription,
+  AlertDialogFooter,
+  AlertDialogHeader,
+  AlertDialogTitle,
+  AlertDialogTrigger,
+} from "@berth/ui/alert-dialog";
+import { Button } from "@berth/ui/button";
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "../../../trpc/react.tsx";
+import { BoxErrorAlert } from "./boxErrorAlert.tsx";
+import { useAfterWrite, type FsScope } from "./fsScope.ts";
+import { parentOf, shownPath } from "./paths.ts";
+
+/**
+ * Delete, after a confirmation that names exactly what goes (a folder with everything in it).
+ * The dialog stays open until the box answers, so a refusal is read where it was asked.
+ */
+export function DeleteEntry({
+  scope,
+  path,
+  folder,
+  onDeleted,
+}: {
+  scope: FsScope;
+  path: string;
+  folder: boolean;
+  onDeleted: (path: string, status: string) => void;
+}) {
+  const trpc = useTRPC();
+  const afterWrite = useAfterWrite(scope);
+  const [open, setOpen] = useState(false);
+  const remove = useMutation(
+    trpc.fs.remove.mutationOptions({
+      onSuccess: (result) => {
+        setOpen(false);
+        void afterWrite.refreshFolder(parentOf(path));
+        void afterWrite.refreshMachines();
+        onDeleted(path, `Deleted · generation ${String(result.generation)} · ${shownPath(path)}`);
+      },
+    }),
+  );
+  return (
+    <AlertDialog
+      open={open}
+      onOpenChange={(next) => {
+        if (!next) remove.reset();
+        setOpen(next);
+      }}
+    >
+      <AlertDialogTrigger asChild>
+        <Button size="sm" variant="destructive-outline">
+          Delete
+        </Button>
+      </AlertDialogTrigger>
+      <AlertDialogContent>
+        <AlertDialogHeader>
+          <AlertDialogTitle>Delete {shownPath(path)}?</AlertDialogTitle>
+          <AlertDialogDescription>
+            {folder
+              ? "The folder and everything in it are removed from the box's workspace."
+              : "The file is removed from the box's workspace."}{" "}
+            This cannot be undone here; an earlier archive revision may still hold it.
+          </AlertDialogDescription>
+        </AlertDialogHeader>
+        <BoxErrorAlert error={remove.error} prefix={`Could not delete ${shownPath(path)}`} />
+        <AlertDialogFooter>
+          <AlertDialogCancel>Cancel</AlertDialogCancel>
+          <AlertDialogAction
+            disabled={remove.isPending}
+            onClick={(event) => {
+              event.preventDefault();
+              remove.mutate({ ...scope, path, recursive: folder });
+            }}
+          >
+            {remove.isPending ? "Deleting…" : "Delete"}
+          </AlertDialogAction>
+        </AlertDialogFooter>
+      </AlertDialogContent>
+    </AlertDialog>
+  );
+}
