@@ -29,6 +29,15 @@ async function openGitTab(page: Page, scope: Scope) {
   return page.getByRole("tabpanel", { name: "Git" });
 }
 
+/**
+ * Leaves a session page inside the app, so it unmounts and lets its viewer go; a page left by
+ * a full navigation keeps its viewer until the viewer TTL runs out.
+ */
+async function leavePage(page: Page) {
+  await page.getByRole("banner").getByRole("link", { name: "Berth" }).click();
+  await expect(page).toHaveURL((url) => url.pathname === "/");
+}
+
 test("the git panel makes a repository, shows a change's diff, stages and commits it", async ({
   page,
 }, testInfo) => {
@@ -46,6 +55,7 @@ test("the git panel makes a repository, shows a change's diff, stages and commit
   await expect(git.getByText("Nothing to commit: the working tree is clean")).toBeVisible();
   await expect(git.getByText("No commits yet", { exact: true })).toBeVisible();
   await expect(git.getByTestId("git-branch")).toHaveText("On branch main (no commits yet)");
+  await leavePage(page);
 
   // A first commit and then a change, made elsewhere (straight through the API).
   const write = (content: string) =>
@@ -132,4 +142,18 @@ test("the git panel makes a repository, shows a change's diff, stages and commit
   await expect(git.getByTestId("git-branch")).toHaveText("On branch main");
 
   await expectPageShown(page, testInfo, { name: "session-git", heading: "Git session" });
+
+  // With no page viewing it, the box drains: a viewer left behind would keep it warm into the
+  // other specs, whose overview counts warm boxes.
+  await leavePage(page);
+  await expect
+    .poll(async () => {
+      const machines = (await call(page, {
+        path: "machines.list",
+        input: scope,
+        kind: "query",
+      })) as { isSessionGroup: boolean; state: string }[];
+      return machines.find((machine) => machine.isSessionGroup)?.state;
+    })
+    .toBe("draining");
 });
