@@ -35,3 +35,33 @@ export async function call(
   const body = (await response.json()) as { result: { data: { json: unknown } } };
   return body.result.data.json;
 }
+
+/** A session's scope: what every box procedure and the session page's address take. */
+export interface SessionScope {
+  readonly workspaceId: string;
+  readonly sessionId: string;
+}
+
+/** A new session in the demo admin's (first) workspace, made through the API. */
+export async function newSession(page: Page, title: string): Promise<SessionScope> {
+  const me = (await call(page, { path: "me.get", input: undefined, kind: "query" })) as {
+    workspaces: { id: string }[];
+  };
+  const workspaceId = me.workspaces[0]?.id ?? "";
+  const session = (await call(page, {
+    path: "sessions.create",
+    input: { workspaceId, title },
+    kind: "mutation",
+  })) as { id: string };
+  return { workspaceId, sessionId: session.id };
+}
+
+/** The state of a session's group box now (cold, warming, warm, draining). */
+export async function groupBoxState(page: Page, scope: SessionScope): Promise<string | undefined> {
+  const machines = (await call(page, {
+    path: "machines.list",
+    input: scope,
+    kind: "query",
+  })) as { isSessionGroup: boolean; state: string }[];
+  return machines.find((machine) => machine.isSessionGroup)?.state;
+}

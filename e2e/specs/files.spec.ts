@@ -2,14 +2,14 @@ import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
 import { expectPageShown } from "../pageChecks.ts";
-import { call, signIn } from "../signedIn.ts";
+import { call, groupBoxState, newSession, signIn, type SessionScope } from "../signedIn.ts";
 
 // The session page's Files tab against a real box: what it writes is what the box holds, each
 // write shows the generation the machines table shows, and a change made elsewhere meanwhile
 // is reported, never overwritten.
 
 /** The session the running test opened, so its box is left idle after it (see afterEach). */
-let opened: { workspaceId: string; sessionId: string } | undefined;
+let opened: SessionScope | undefined;
 
 // Leaves the session page by a link, so the page detaches its viewer and the box drains: the
 // specs after this one count live boxes and expect only their own.
@@ -21,12 +21,7 @@ test.afterEach(async ({ page }) => {
   await expect(page.getByRole("region", { name: "Sessions" })).toBeVisible();
   await expect
     .poll(async () => {
-      const machines = (await call(page, {
-        path: "machines.list",
-        input: scope,
-        kind: "query",
-      })) as { isSessionGroup: boolean; state: string }[];
-      return machines.find((machine) => machine.isSessionGroup)?.state;
+      return groupBoxState(page, scope);
     })
     .not.toBe("warm");
 });
@@ -34,16 +29,8 @@ test.afterEach(async ({ page }) => {
 /** A new session of the demo workspace, its page open on the Files tab. */
 async function openFilesOfNewSession(page: Page, seed?: { path: string; content: string }) {
   await signIn(page);
-  const me = (await call(page, { path: "me.get", input: undefined, kind: "query" })) as {
-    workspaces: { id: string }[];
-  };
-  const workspaceId = me.workspaces[0]?.id ?? "";
-  const session = (await call(page, {
-    path: "sessions.create",
-    input: { workspaceId, title: "Files session" },
-    kind: "mutation",
-  })) as { id: string };
-  const scope = { workspaceId, sessionId: session.id };
+  const scope = await newSession(page, "Files session");
+  const { workspaceId } = scope;
   opened = scope;
   const seeded =
     seed === undefined
@@ -53,7 +40,7 @@ async function openFilesOfNewSession(page: Page, seed?: { path: string; content:
           input: { ...scope, ...seed },
           kind: "mutation",
         })) as { generation: number });
-  await page.goto(`/sessions/${session.id}?workspace=${workspaceId}`);
+  await page.goto(`/sessions/${scope.sessionId}?workspace=${workspaceId}`);
   await expect(page.getByRole("heading", { name: "Files session", level: 1 })).toBeVisible();
   const workspace = page.getByRole("region", { name: "Workspace" });
   await workspace.getByRole("tab", { name: "Files" }).click();

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { expectPageShown } from "../pageChecks.ts";
-import { call, signIn } from "../signedIn.ts";
+import { call, groupBoxState, newSession, signIn, type SessionScope } from "../signedIn.ts";
 
 // The session page's git panel on a real box: a repository made from the panel, a first commit
 // and a change made through the API (as an agent would), then the change reviewed, staged and
@@ -8,20 +8,7 @@ import { call, signIn } from "../signedIn.ts";
 
 test.setTimeout(120_000);
 
-type Scope = { workspaceId: string; sessionId: string };
-
-async function newSession(page: Page, title: string): Promise<Scope> {
-  const me = (await call(page, { path: "me.get", input: undefined, kind: "query" })) as {
-    workspaces: { id: string }[];
-  };
-  const workspaceId = me.workspaces[0]?.id ?? "";
-  const session = (await call(page, {
-    path: "sessions.create",
-    input: { workspaceId, title },
-    kind: "mutation",
-  })) as { id: string };
-  return { workspaceId, sessionId: session.id };
-}
+type Scope = SessionScope;
 
 async function openGitTab(page: Page, scope: Scope) {
   await page.goto(`/sessions/${scope.sessionId}?workspace=${scope.workspaceId}`);
@@ -148,12 +135,7 @@ test("the git panel makes a repository, shows a change's diff, stages and commit
   await leavePage(page);
   await expect
     .poll(async () => {
-      const machines = (await call(page, {
-        path: "machines.list",
-        input: scope,
-        kind: "query",
-      })) as { isSessionGroup: boolean; state: string }[];
-      return machines.find((machine) => machine.isSessionGroup)?.state;
+      return groupBoxState(page, scope);
     })
     .toBe("draining");
 });

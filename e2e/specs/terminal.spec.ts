@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { expectPageShown } from "../pageChecks.ts";
-import { call, signIn } from "../signedIn.ts";
+import { call, newSession, signIn } from "../signedIn.ts";
 
 // A session's terminals in the browser: a shell in the box typed into through xterm, its
 // output drawn again after a reload, and two at once, each keeping its own screen.
@@ -23,16 +23,7 @@ test("terminals: typed into, re-attached after a reload with their output, two s
   // The first terminal wakes the session's box.
   test.setTimeout(120_000);
   await signIn(page);
-  const me = (await call(page, { path: "me.get", input: undefined, kind: "query" })) as {
-    workspaces: { id: string }[];
-  };
-  const workspaceId = me.workspaces[0]?.id ?? "";
-  const session = (await call(page, {
-    path: "sessions.create",
-    input: { workspaceId, title: "Terminal session" },
-    kind: "mutation",
-  })) as { id: string };
-  const sessionId = session.id;
+  const { workspaceId, sessionId } = await newSession(page, "Terminal session");
   await page.goto(`/sessions/${sessionId}?workspace=${workspaceId}`);
   await expect(page.getByRole("heading", { name: "Terminal session", level: 1 })).toBeVisible();
 
