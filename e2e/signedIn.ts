@@ -22,13 +22,17 @@ export async function call(
   { path, input, kind }: { path: string; input: unknown; kind: "query" | "mutation" },
 ) {
   const origin = new URL(page.url()).origin;
+  // A fresh connection each time: the request context does not retry a kept-alive one that
+  // the server closed as idle at the moment it was reused (a reset, not an answer).
+  const connection = "close";
   const response =
     kind === "query"
       ? await page.request.get(
           `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
+          { headers: { connection } },
         )
       : await page.request.post(`/api/trpc/${path}`, {
-          headers: { origin, "content-type": "application/json" },
+          headers: { origin, "content-type": "application/json", connection },
           data: { json: input },
         });
   expect(response.status(), await response.text()).toBe(200);

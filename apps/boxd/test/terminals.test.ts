@@ -56,6 +56,9 @@ describe("terminals", () => {
     const connection = await boxd.client.attachTerminal({ id: terminal.id, onEvent: seen.onEvent });
     connection.send("echo hello-$((6*7))\r");
     await waitFor(() => seen.text().includes("hello-42"), "the command's output");
+    // Each chunk carries the size it was written at, so a replay can draw it at that size.
+    expect(seen.outputs().every((event) => event.cols === 100 && event.rows === 30)).toBe(true);
+    const before = seen.outputs().length;
     connection.resize({ cols: 120, rows: 40 });
     await waitFor(async () => {
       const listed = (await boxd.client.listTerminals()).terminals.find(
@@ -63,6 +66,10 @@ describe("terminals", () => {
       );
       return listed?.cols === 120;
     }, "the resize");
+    connection.send("echo wider-$((2*3))\r");
+    await waitFor(() => seen.text().includes("wider-6"), "output after the resize");
+    const after = seen.outputs().slice(before);
+    expect(after.at(-1)).toMatchObject({ cols: 120, rows: 40 });
     expectConsecutive(seen.outputs(), 1);
     await connection.close();
     await boxd.client.closeTerminal({ id: terminal.id });

@@ -4,6 +4,14 @@ interface Chunk {
   readonly seq: number;
   readonly data: string;
   readonly bytes: number;
+  readonly cols: number;
+  readonly rows: number;
+}
+
+/** The terminal's size when a chunk was written. */
+export interface ChunkSize {
+  readonly cols: number;
+  readonly rows: number;
 }
 
 /**
@@ -22,8 +30,8 @@ export class ReplayBuffer {
     return this.nextSeq - 1;
   }
 
-  append(data: string): TerminalEvent {
-    const chunk = { seq: this.nextSeq, data, bytes: Buffer.byteLength(data, "utf8") };
+  append(data: string, size: ChunkSize): TerminalEvent {
+    const chunk = { seq: this.nextSeq, data, bytes: Buffer.byteLength(data, "utf8"), ...size };
     this.nextSeq += 1;
     this.chunks.push(chunk);
     this.bytes += chunk.bytes;
@@ -34,7 +42,7 @@ export class ReplayBuffer {
       drop += 1;
     }
     if (drop > 0) this.chunks = this.chunks.slice(drop);
-    return { type: "output", seq: chunk.seq, data };
+    return outputEvent(chunk);
   }
 
   /** Everything after `since`, with a gap event first when part of it is gone. */
@@ -44,8 +52,12 @@ export class ReplayBuffer {
     const events: TerminalEvent[] = [];
     if (since + 1 < oldest) events.push({ type: "gap", fromSeq: since + 1, toSeq: oldest - 1 });
     for (const chunk of this.chunks) {
-      if (chunk.seq > since) events.push({ type: "output", seq: chunk.seq, data: chunk.data });
+      if (chunk.seq > since) events.push(outputEvent(chunk));
     }
     return events;
   }
+}
+
+function outputEvent({ seq, data, cols, rows }: Chunk): TerminalEvent {
+  return { type: "output", seq, data, cols, rows };
 }

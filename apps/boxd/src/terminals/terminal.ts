@@ -34,9 +34,14 @@ export class Terminal {
       cols: options.cols,
       rows: options.rows,
       cwd: options.cwd,
-      env: { TERM: "xterm-256color", ...options.env },
+      // The prompt shows only the last folder of the path (a local box's workspace lies deep):
+      // a prompt wider than the screen wraps, and bash's redraw after a resize counts those
+      // wrapped lines at the old width, drawing over the output above it.
+      env: { TERM: "xterm-256color", PROMPT_DIRTRIM: "1", ...options.env },
     });
-    this.pty.onData((data) => this.emit(this.buffer.append(data)));
+    this.pty.onData((data) =>
+      this.emit(this.buffer.append(data, { cols: this.pty.cols, rows: this.pty.rows })),
+    );
     this.pty.onExit(({ exitCode, signal }) => {
       this.exit = { exitCode, signal: signal ?? null };
       this.emit({ type: "exit", ...this.exit });

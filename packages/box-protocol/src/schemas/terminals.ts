@@ -45,11 +45,20 @@ export const listTerminalsResponseSchema = z.object({ terminals: z.array(termina
 
 /**
  * What a terminal sends, over the attach WebSocket or in a read reply. Output chunks carry
- * consecutive sequence numbers starting at 1. `gap` says the replay buffer no longer holds
- * chunks fromSeq..toSeq (inclusive): they are lost to this client, everything after follows.
+ * consecutive sequence numbers starting at 1, and the terminal's size when they were written:
+ * a screen replaying them draws each at that size, because a shell's line editing (its cursor
+ * moves over wrapped lines) only lands right at the width it was computed for. `gap` says the
+ * replay buffer no longer holds chunks fromSeq..toSeq (inclusive): they are lost to this
+ * client, everything after follows.
  */
 export const terminalEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("output"), seq: z.number().int().positive(), data: z.string() }),
+  z.object({
+    type: z.literal("output"),
+    seq: z.number().int().positive(),
+    data: z.string(),
+    cols: colsSchema,
+    rows: rowsSchema,
+  }),
   z.object({
     type: z.literal("gap"),
     fromSeq: z.number().int().positive(),

@@ -5,6 +5,7 @@ import { useState, type ReactNode } from "react";
 import { Section } from "../section.tsx";
 import { FilesPanel } from "./files/filesPanel.tsx";
 import { GitPanel } from "./git/gitPanel.tsx";
+import { TerminalPanel } from "./terminal/terminalPanel.tsx";
 
 /** Where a session's box is for, in one place: what the box services offer a person. */
 export interface PanelProps {
@@ -15,13 +16,14 @@ export interface PanelProps {
 const tools = [
   { value: "files", label: "Files", Panel: FilesPanel },
   { value: "git", label: "Git", Panel: GitPanel },
+  { value: "terminal", label: "Terminal", Panel: TerminalPanel },
 ] as const;
 
 /**
- * Work inside the session's box: its files and its git repository, through the same
+ * Work inside the session's box: its files, its git repository and terminals, through the same
  * box services agents use. No tab is open at first, because a panel's first call wakes a cold
  * box and an open page must not; a panel mounts when first opened and then stays mounted, so
- * switching tabs keeps an editor's text.
+ * switching tabs keeps an editor's text and a terminal's scrollback.
  */
 export function WorkspacePanels(props: PanelProps) {
   const [tab, setTab] = useState("");
@@ -33,7 +35,7 @@ export function WorkspacePanels(props: PanelProps) {
   return (
     <Section
       title="Workspace"
-      description="The files and git repository of the session's box. Opening a tool wakes a cold box."
+      description="The files, git repository and terminals of the session's box. Opening a tool wakes a cold box."
     >
       <Tabs value={tab} onValueChange={open}>
         <TabsList aria-label="Workspace tools">
