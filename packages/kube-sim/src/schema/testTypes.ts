@@ -7,3 +7,28 @@ export function agentSandboxType(kind: string): CustomResourceType {
   if (type === undefined) throw new Error(`no type ${kind}`);
   return type;
 }
+
+type Body = Record<string, unknown>;
+
+/** A minimal valid v1beta1 Sandbox named `sb1`, with `spec` fields merged over it. */
+export function betaSandbox(spec: Body = {}): Body {
+  return {
+    apiVersion: "agents.x-k8s.io/v1beta1",
+    kind: "Sandbox",
+    metadata: { name: "sb1", namespace: "default" },
+    spec: {
+      podTemplate: { spec: { containers: [{ name: "main", image: "busybox" }] } },
+      ...spec,
+    },
+  };
+}
+
+/** A minimal valid object of an `extensions.agents.x-k8s.io` kind. */
+export function extension(kind: string, version: string, spec: Body): Body {
+  return {
+    apiVersion: `extensions.agents.x-k8s.io/${version}`,
+    kind,
+    metadata: { name: "x1", namespace: "default" },
+    spec,
+  };
+}
