@@ -12,6 +12,8 @@ export type {
 } from "./types.ts";
 export { admitCustomResource, defaultCustomResource } from "./admit.ts";
 export { convertCustomResource } from "./convert.ts";
+export type { UnknownFieldOutcome } from "./fieldValidation.ts";
+export { unknownFieldOutcome } from "./fieldValidation.ts";
 export { ConversionError } from "./conversionSupport.ts";
 export { compileCrd, CrdReadError, UnknownVersionError } from "./compile.ts";
 export { AGENT_SANDBOX_CRDS, loadAgentSandboxTypes, loadCustomResourceTypes } from "./load.ts";
