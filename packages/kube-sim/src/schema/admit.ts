@@ -14,7 +14,8 @@ import { validateAgainstSchema } from "./validate.ts";
  * embedded resources, then run the CEL rules unless a blocking error came first (Kubernetes
  * then adds a cause saying the rules were not checked).
  *
- * Pure: neither `object` nor `old` is changed; `old` is the stored object on update.
+ * Pure: neither `object` nor `old` is changed. On update `old` is the stored object converted
+ * to `version` (transition rules compare against it); on create it is undefined.
  * Metadata is left to the caller. Validation ratcheting (ignoring errors in fields an update
  * leaves unchanged) is not done.
  */

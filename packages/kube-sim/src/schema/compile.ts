@@ -116,7 +116,9 @@ export function compileCrd(crd: unknown): CustomResourceType {
       served: field(raw, "served") === true,
       storage: field(raw, "storage") === true,
       deprecated: field(raw, "deprecated") === true,
-      deprecationWarning: typeof warning === "string" ? warning : undefined,
+      // Kubernetes ignores a warning text on a version that is not deprecated.
+      deprecationWarning:
+        field(raw, "deprecated") === true && typeof warning === "string" ? warning : undefined,
       subresources: {
         status: isRecord(field(subresources, "status")),
         scale: readScale(field(subresources, "scale")),
