@@ -128,6 +128,33 @@ describe("structural schema features the agent-sandbox CRDs do not use", () => {
     ]);
   });
 
+  it("int-or-string with anyOf (as the CRDs' quantities): type error, the anyOf note, the first branch's error", () => {
+    const quantity = {
+      anyOf: [{ type: "integer" }, { type: "string" }],
+      "x-kubernetes-int-or-string": true,
+    };
+    expect(admit({ q: quantity }, { q: 1 }).causes).toEqual([]);
+    expect(admit({ q: quantity }, { q: "1Gi" }).causes).toEqual([]);
+    expect(admit({ q: quantity }, { q: true }).causes).toEqual([
+      {
+        reason: "FieldValueTypeInvalid",
+        field: "spec.q",
+        message:
+          'Invalid value: "boolean": spec.q in body must be of type integer,string: "boolean"',
+      },
+      {
+        reason: "FieldValueInvalid",
+        field: "<nil>",
+        message: 'Invalid value: "": "spec.q" must validate at least one schema (anyOf)',
+      },
+      {
+        reason: "FieldValueTypeInvalid",
+        field: "spec.q",
+        message: 'Invalid value: "boolean": spec.q in body must be of type integer: "boolean"',
+      },
+    ]);
+  });
+
   it("list-type set items must be unique", () => {
     const { causes } = admit(
       { tags: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } } },

@@ -155,6 +155,68 @@ describe("x-kubernetes-validations in general", () => {
     expect(cause?.message).toMatch(/^Invalid value: "object": .+ evaluating rule: self\.min > 0$/);
   });
 
+  it("transition rules correlate list-type map items by key; atomic list items have no old value", () => {
+    const type = compileCrd({
+      metadata: { name: "lists.example.com" },
+      spec: {
+        group: "example.com",
+        names: { kind: "List", listKind: "ListList", plural: "lists", singular: "list" },
+        scope: "Namespaced",
+        versions: [
+          {
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: "object",
+                properties: {
+                  spec: {
+                    type: "object",
+                    properties: Object.fromEntries(
+                      ["keyed", "atomic"].map((name) => [
+                        name,
+                        {
+                          type: "array",
+                          "x-kubernetes-list-type": name === "keyed" ? "map" : "atomic",
+                          "x-kubernetes-list-map-keys": ["k"],
+                          items: {
+                            type: "object",
+                            properties: {
+                              k: { type: "string" },
+                              v: {
+                                type: "number",
+                                "x-kubernetes-validations": [{ rule: "self >= oldSelf" }],
+                              },
+                            },
+                          },
+                        },
+                      ]),
+                    ),
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    const list = (v: number) => [{ k: "a", v }];
+    const old = {
+      apiVersion: "example.com/v1",
+      kind: "List",
+      spec: { keyed: list(1), atomic: list(1) },
+    };
+    const next = { ...old, spec: { keyed: [{ k: "b", v: 0 }, ...list(0.5)], atomic: list(0.5) } };
+    expect(admitCustomResource(type, "v1", next, old).causes).toEqual([
+      {
+        reason: "FieldValueInvalid",
+        field: "spec.keyed[1].v",
+        message: 'Invalid value: "number": failed rule: self >= oldSelf',
+      },
+    ]);
+  });
+
   it("a rule that does not compile is refused when the CRD is loaded", () => {
     expect(() => widget([{ rule: "self.min >" }])).toThrow(/compilation failed/);
   });

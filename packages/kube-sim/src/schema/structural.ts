@@ -23,6 +23,8 @@ export interface Structural {
   /** A schema for map values, `true` to keep any value, or undefined (unknown keys are pruned). */
   additionalProperties: Structural | true | undefined;
   items: Structural | undefined;
+  /** Value-only alternatives (int-or-string's `integer` | `string`); they never add fields. */
+  anyOf: readonly Structural[];
   required: readonly string[];
   enum: readonly unknown[] | undefined;
   format: string | undefined;
@@ -145,11 +147,13 @@ export function readStructural(raw: unknown, path = ""): Structural {
   const rawRequired = raw.required;
   const rawEnum = raw.enum;
   const rawKeys = raw["x-kubernetes-list-map-keys"];
+  const rawAnyOf = raw.anyOf;
   return {
     type: readType(raw, path),
     properties,
     additionalProperties,
     items: raw.items === undefined ? undefined : readStructural(raw.items, `${path}[*]`),
+    anyOf: Array.isArray(rawAnyOf) ? rawAnyOf.map((branch) => readStructural(branch, path)) : [],
     required: Array.isArray(rawRequired) ? rawRequired.map(String) : [],
     enum: Array.isArray(rawEnum) ? rawEnum : undefined,
     format: optionalString(raw, "format"),

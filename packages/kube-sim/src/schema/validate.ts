@@ -49,6 +49,24 @@ function checkType(value: unknown, schema: Structural, at: Site): void {
   }
 }
 
+/**
+ * `anyOf`: the value must pass one branch. When none does, Kubernetes reports a fieldless note
+ * and then the failures of the branch that came closest (with type-only branches: the first).
+ */
+function checkAnyOf(value: unknown, schema: Structural, at: Site): void {
+  const { path, causes } = at;
+  if (schema.anyOf.length === 0) return;
+  let closest: FieldCause[] | undefined;
+  for (const branch of schema.anyOf) {
+    const branchCauses: FieldCause[] = [];
+    validateNode(value, branch, { path, causes: branchCauses });
+    if (branchCauses.length === 0) return;
+    closest ??= branchCauses;
+  }
+  causes.push(invalid("<nil>", "", `"${path}" must validate at least one schema (anyOf)`));
+  causes.push(...(closest ?? []));
+}
+
 function checkString(text: string, schema: Structural, at: Site): void {
   const { path, causes } = at;
   // OpenAPI lengths count code points (Go runes), not UTF-16 units or grapheme clusters.
@@ -124,6 +142,7 @@ function validateNode(value: unknown, schema: Structural, at: Site): void {
   const { path, causes } = at;
   if (value === null && schema.nullable) return;
   checkType(value, schema, at);
+  checkAnyOf(value, schema, at);
   if (typeof value === "string") checkString(value, schema, at);
   if (schema.enum !== undefined && !schema.enum.some((member) => jsonEqual(member, value))) {
     causes.push(notSupported(path, value, schema.enum));
