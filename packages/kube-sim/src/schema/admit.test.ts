@@ -155,6 +155,18 @@ describe("§5 defaults", () => {
     expect(spec(stored)).not.toHaveProperty("operatingMode");
   });
 
+  it("§8.3 v1alpha1 defaults: Sandbox replicas 1, claim warmpool default", () => {
+    const alphaSandbox = { ...betaSandbox(), apiVersion: "agents.x-k8s.io/v1alpha1" };
+    expect(spec(defaultCustomResource(sandbox, "v1alpha1", alphaSandbox))).toMatchObject({
+      replicas: 1,
+    });
+    const alphaClaim = extension("SandboxClaim", "v1alpha1", { sandboxTemplateRef: { name: "t" } });
+    expect(spec(defaultCustomResource(claim, "v1alpha1", alphaClaim))).toEqual({
+      sandboxTemplateRef: { name: "t" },
+      warmpool: "default",
+    });
+  });
+
   it("§5 client-set values are kept over defaults", () => {
     const body = betaSandbox({ operatingMode: "Suspended", shutdownPolicy: "Delete" });
     expect(spec(admitCustomResource(sandbox, "v1beta1", body, undefined).object)).toMatchObject({

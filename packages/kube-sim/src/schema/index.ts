@@ -10,7 +10,8 @@ export type {
   FieldCauseReason,
   FieldValidation,
 } from "./types.ts";
-export { admitCustomResource, defaultCustomResource } from "./admit.ts";
+export type { AdmissionRequest } from "./admit.ts";
+export { admitCustomResource, admitCustomResourceRequest, defaultCustomResource } from "./admit.ts";
 export { convertCustomResource } from "./convert.ts";
 export type { UnknownFieldOutcome } from "./fieldValidation.ts";
 export { unknownFieldOutcome } from "./fieldValidation.ts";

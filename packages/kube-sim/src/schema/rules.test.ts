@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { admitCustomResource } from "./admit.ts";
+import { admitCustomResource, admitCustomResourceRequest } from "./admit.ts";
 import { RULES_NOT_CHECKED } from "./causes.ts";
 import { compileCrd } from "./compile.ts";
 import { agentSandboxType, betaSandbox } from "./testTypes.ts";
@@ -55,6 +55,23 @@ describe("§5 the CEL rule on v1beta1 Sandbox spec (volumeClaimTemplates is immu
     expect(RULES_NOT_CHECKED.message).toBe(
       "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
     );
+  });
+
+  it("§5 a blocking metadata cause from the server counts too, and comes first", () => {
+    const old = stored(betaSandbox({ volumeClaimTemplates: vct("1Gi") }));
+    const name = {
+      reason: "FieldValueRequired",
+      field: "metadata.name",
+      message: "Required value",
+    } as const;
+    const { causes } = admitCustomResourceRequest({
+      type: sandbox,
+      version: "v1beta1",
+      object: betaSandbox({ volumeClaimTemplates: vct("2Gi") }),
+      old,
+      metadataCauses: [name],
+    });
+    expect(causes).toEqual([name, RULES_NOT_CHECKED]);
   });
 
   it("§5 a non-blocking schema error (a pattern) still lets the rule run", () => {
