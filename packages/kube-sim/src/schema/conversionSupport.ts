@@ -27,7 +27,8 @@ export function section(object: JsonRecord, key: string): JsonRecord {
 }
 
 function annotationsOf(object: JsonRecord): JsonRecord | undefined {
-  const annotations = section(object, "metadata").annotations;
+  const metadata = object.metadata;
+  const annotations = isRecord(metadata) ? metadata.annotations : undefined;
   return isRecord(annotations) ? annotations : undefined;
 }
 

@@ -14,8 +14,7 @@ export const sandboxConversion: KindConversion = {
     const spec = section(object, "spec");
     spec.operatingMode = spec.replicas === 0 ? "Suspended" : "Running";
     delete spec.replicas;
-    const status = object.status;
-    if (status !== undefined) delete section(object, "status").replicas;
+    if (object.status !== undefined) delete section(object, "status").replicas;
     return object;
   },
   fromHub(object) {
