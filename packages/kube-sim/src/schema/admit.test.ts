@@ -64,6 +64,20 @@ describe("§5 pruning", () => {
     });
   });
 
+  it("§5 the pod template's metadata is not an embedded resource here: only labels and annotations survive", () => {
+    const body = betaSandbox({
+      podTemplate: {
+        metadata: { name: "p", namespace: "x", labels: { app: "a" } },
+        spec: { containers: [{ name: "main" }] },
+      },
+    });
+    const admission = admitCustomResource(sandbox, "v1beta1", body, undefined);
+    expect(admission.unknownFields).toEqual([
+      "spec.podTemplate.metadata.name",
+      "spec.podTemplate.metadata.namespace",
+    ]);
+  });
+
   it("admission is pure: the request body is not changed", () => {
     const body = betaSandbox({ replicas: 1 });
     const before = structuredClone(body);
