@@ -35,7 +35,8 @@ function versionOf(type: CustomResourceType, object: Record<string, unknown>): s
  * Converts a stored or submitted object to `toVersion`, as the agent-sandbox conversion webhook
  * does (v1alpha1 ↔ v1beta1 for the four kinds), and rewrites `apiVersion`. The same version is
  * an identity copy. Fields the target version has no place for are dropped silently, as the
- * webhook's typed decoding drops them.
+ * webhook's typed decoding drops them. Defaults are not applied: the server applies those of
+ * the version it answers in, as on every read (`defaultCustomResource`).
  */
 export function convertCustomResource(
   type: CustomResourceType,
@@ -44,7 +45,7 @@ export function convertCustomResource(
 ): Record<string, unknown> {
   const fromVersion = versionOf(type, object);
   const target = schemaOf(type, toVersion);
-  schemaOf(type, fromVersion);
+  schemaOf(type, fromVersion); // an object of a version the type lacks is refused too
   const copy = cloneJson(object);
   if (fromVersion === toVersion) return copy;
   const conversion = CONVERSIONS.get(`${type.group}/${type.kind}`);
