@@ -1,3 +1,4 @@
+import type * as k8s from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { SANDBOX_PATH, sandbox, simFixture } from "./harness.ts";
 
@@ -88,7 +89,7 @@ describe("transport and discovery (§1)", () => {
 
   it("§1 KubernetesObjectApi resolves plural and scope from discovery for generic create and read", async () => {
     await using f = await simFixture();
-    const created = await f.objects.create(sandbox("generic"));
+    const created = await f.objects.create<k8s.KubernetesObject>(sandbox("generic"));
     expect(created.metadata?.name).toBe("generic");
     const read = await f.objects.read({
       apiVersion: "agents.x-k8s.io/v1beta1",
