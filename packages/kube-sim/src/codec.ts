@@ -15,6 +15,8 @@ import { admitCustomResource, convertCustomResource } from "./schema/index.ts";
 export interface RequestContext {
   warnings: string[];
   fieldValidation: FieldValidation;
+  /** `dryRun=All`: every step runs, nothing is stored. */
+  dryRun?: boolean;
 }
 
 export function stamp(type: ResourceType, object: KubeObject, version: string): KubeObject {
@@ -74,6 +76,15 @@ export function admitSchema(
     );
   }
   return admission.object;
+}
+
+/** `dryRun` accepts only `All` (the one stage Kubernetes defines). */
+export function parseDryRun(values: string[]): boolean {
+  for (const value of values) {
+    if (value !== "All")
+      throw badRequest(`Invalid dry run value: ${JSON.stringify(value)}; supported values: "All"`);
+  }
+  return values.length > 0;
 }
 
 export function parseFieldValidation(value: string | null): FieldValidation {

@@ -75,6 +75,15 @@ function isRunningPod(object: KubeObject): boolean {
 export class DeletionSystem {
   constructor(private readonly $: { store: ObjectStore; registry: ObjectRegistry; clock: Clock }) {}
 
+  /** Performs a store write unless the request is a dry run, which answers what would be stored. */
+  private write(
+    context: RequestContext,
+    perform: () => KubeObject,
+    planned: KubeObject,
+  ): KubeObject {
+    return context.dryRun === true ? planned : perform();
+  }
+
   delete(
     target: Target,
     request: { name: string; options: DeleteOptions },
@@ -153,13 +162,21 @@ export class DeletionSystem {
       if (metadata.finalizers === undefined) delete metadata.finalizers;
       return {
         kind: "marked",
-        object: fromStorage(type, this.$.store.update(key, stored), version),
+        object: fromStorage(
+          type,
+          this.write(context, () => this.$.store.update(key, stored), stored),
+          version,
+        ),
       };
     }
     if (finalizers.length === 0) {
       return {
         kind: "removed",
-        object: fromStorage(type, this.$.store.remove(key, stored), version),
+        object: fromStorage(
+          type,
+          this.write(context, () => this.$.store.remove(key, stored), stored),
+          version,
+        ),
       };
     }
     metadata.finalizers = finalizers;
@@ -167,6 +184,13 @@ export class DeletionSystem {
     metadata.deletionGracePeriodSeconds = 0;
     // The first time deletionTimestamp is set, generation moves (K7 markAsDeleting).
     if (type.tracksGeneration) metadata.generation = (metadata.generation ?? 1) + 1;
-    return { kind: "marked", object: fromStorage(type, this.$.store.update(key, stored), version) };
+    return {
+      kind: "marked",
+      object: fromStorage(
+        type,
+        this.write(context, () => this.$.store.update(key, stored), stored),
+        version,
+      ),
+    };
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestContext } from "./codec.ts";
-import { fromStorage, parseFieldValidation, stamp } from "./codec.ts";
+import { fromStorage, parseDryRun, parseFieldValidation, stamp } from "./codec.ts";
 import { KubeStatusError, internalError } from "./errors.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } from "./discovery.ts";
 import type { KubeObject } from "./objects.ts";
@@ -116,6 +116,7 @@ async function handle($: HttpResources, req: IncomingMessage, res: ServerRespons
   const context: RequestContext = {
     warnings: [],
     fieldValidation: parseFieldValidation(url.searchParams.get("fieldValidation")),
+    dryRun: parseDryRun(url.searchParams.getAll("dryRun")),
   };
   if (served?.deprecationWarning !== undefined) context.warnings.push(served.deprecationWarning);
   const target = { type, version, namespace };

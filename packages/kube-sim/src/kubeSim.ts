@@ -55,7 +55,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const clock = options.clock ?? systemClock;
   const store = new ObjectStore(options.historyWindow ?? DEFAULT_HISTORY_WINDOW);
   const types = new ResourceRegistry(builtinResourceTypes());
-  const admission = options.admission ?? [];
+  // Empty while the initial namespaces are created: they exist before any policy, as in a cluster.
+  const admission: AdmissionHook[] = [];
   const registry = new ObjectRegistry({
     store,
     types,
@@ -81,6 +82,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       { warnings: [], fieldValidation: "Ignore" },
     );
   }
+
+  admission.push(...(options.admission ?? []));
 
   const server = createServer(requestListener({ store, types, registry, handlers, hub }));
   await new Promise<void>((resolve, reject) => {

@@ -132,6 +132,7 @@ export class ObjectRegistry {
       );
       const existing = this.$.store.get(resourceKey(type), target.namespace, name);
       if (existing === undefined) {
+        if (context.dryRun === true) return fromStorage(type, stored, version);
         return fromStorage(type, this.$.store.create(resourceKey(type), stored), version);
       }
       // A generated name that is taken is retried with a new suffix (K7 createWithGenerateNameRetry).
@@ -239,6 +240,12 @@ export class ObjectRegistry {
       },
       context,
     );
+    if (context.dryRun === true)
+      return fromStorage(
+        type,
+        { ...next, metadata: { ...meta(next), resourceVersion: storedMeta.resourceVersion } },
+        version,
+      );
     return fromStorage(type, this.commit(type, next), version);
   }
 
