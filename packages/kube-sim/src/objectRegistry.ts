@@ -251,11 +251,17 @@ export class ObjectRegistry {
 
   /**
    * Stores an already-prepared object. An object with a deletionTimestamp whose finalizers are now
-   * empty is removed instead, and the DELETED event follows (K7 ShouldDeleteDuringUpdate).
+   * empty is removed instead, and the DELETED event follows (K7 ShouldDeleteDuringUpdate) — unless
+   * it is in a grace period (a terminating pod), which only the kubelet ends.
    */
   commit(type: ResourceType, object: KubeObject): KubeObject {
     const metadata = meta(object);
-    if (metadata.deletionTimestamp !== undefined && (metadata.finalizers ?? []).length === 0) {
+    const grace = metadata.deletionGracePeriodSeconds ?? 0;
+    if (
+      metadata.deletionTimestamp !== undefined &&
+      grace === 0 &&
+      (metadata.finalizers ?? []).length === 0
+    ) {
       const updated = this.$.store.update(resourceKey(type), object);
       return this.$.store.remove(resourceKey(type), updated);
     }

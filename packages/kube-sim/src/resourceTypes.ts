@@ -145,11 +145,6 @@ export class ResourceRegistry {
     return type?.versions.some((served) => served.name === version) ? type : undefined;
   }
 
-  /** The kind of a group (for owner references, which name the Kind, not the plural). */
-  byKind(group: string, kind: string): ResourceType | undefined {
-    return this.types.find((type) => type.group === group && type.kind === kind);
-  }
-
   namespaces(): ResourceType {
     const type = this.byPath.get("/namespaces");
     if (type === undefined) throw new Error("namespaces are always served");

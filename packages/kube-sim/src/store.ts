@@ -78,13 +78,6 @@ export class ObjectStore {
     }
   }
 
-  hasUid(uid: string): boolean {
-    for (const bucket of this.objects.values()) {
-      for (const object of bucket.values()) if (meta(object).uid === uid) return true;
-    }
-    return false;
-  }
-
   /** Stores a new object at the next revision; the caller has checked the name is free. */
   create(resource: string, object: KubeObject): KubeObject {
     const stored = clone(object);

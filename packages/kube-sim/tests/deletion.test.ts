@@ -309,5 +309,13 @@ describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () =
       (await f.core.readNamespacedPod({ namespace: "default", name: "p2" })).metadata
         ?.deletionTimestamp,
     ).toBeDefined();
+    // A status write during the grace period does not end it: only the kubelet removes the pod.
+    await f.core.patchNamespacedPodStatus(
+      { namespace: "default", name: "p2", body: { status: { phase: "Running" } } },
+      MERGE,
+    );
+    expect(
+      (await f.core.readNamespacedPod({ namespace: "default", name: "p2" })).status?.phase,
+    ).toBe("Running");
   });
 });
