@@ -158,6 +158,8 @@ export class DeletionSystem {
         now: () => new Date(this.$.clock.now().getTime() + grace * 1000),
       });
       metadata.deletionGracePeriodSeconds = grace;
+      // Graceful deletion moves generation too (K16 BeforeDelete).
+      if (type.tracksGeneration) metadata.generation = (metadata.generation ?? 1) + 1;
       metadata.finalizers = finalizers.length > 0 ? finalizers : undefined;
       if (metadata.finalizers === undefined) delete metadata.finalizers;
       return {

@@ -305,6 +305,7 @@ describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () =
     });
     const terminating = await f.core.deleteNamespacedPod({ namespace: "default", name: "p2" });
     expect(terminating.metadata?.deletionGracePeriodSeconds).toBe(5);
+    expect(terminating.metadata?.generation).toBe(2);
     expect(
       (await f.core.readNamespacedPod({ namespace: "default", name: "p2" })).metadata
         ?.deletionTimestamp,

@@ -115,3 +115,35 @@ describe("schemas, pruning and versions at the HTTP edge (§5, §9.6)", () => {
     expect(metadataOf(res.body).resourceVersion).toBe(metadataOf(created).resourceVersion);
   });
 });
+
+describe("v1alpha1 requests (§5)", () => {
+  it("§5 a v1alpha1 create is stored at v1beta1 and answered at v1alpha1, with the deprecation warning", async () => {
+    await using f = await simFixture();
+    const path = "/apis/agents.x-k8s.io/v1alpha1/namespaces/default/sandboxes";
+    const body = {
+      apiVersion: "agents.x-k8s.io/v1alpha1",
+      kind: "Sandbox",
+      metadata: { name: "old" },
+      spec: { podTemplate: { spec: { containers: [{ name: "c", image: "i" }] } } },
+    };
+    const created = await f.http(path, { method: "POST", body });
+    expect(created.status).toBe(201);
+    expect(created.body.apiVersion).toBe("agents.x-k8s.io/v1alpha1");
+    expect(created.headers.get("warning")).toContain(
+      "agents.x-k8s.io/v1alpha1 Sandbox is deprecated",
+    );
+    const stored = f.sim.store.get("agents.x-k8s.io/sandboxes", "default", "old");
+    expect(stored?.apiVersion).toBe("agents.x-k8s.io/v1beta1");
+    const list = await f.http(path);
+    expect((list.body.items as Obj[]).map((item) => item.apiVersion)).toEqual([
+      "agents.x-k8s.io/v1alpha1",
+    ]);
+  });
+
+  it("§4.8 a watch with an unparseable resourceVersion is refused at once, not in the stream", async () => {
+    await using f = await simFixture();
+    const res = await f.http(`${SANDBOX_PATH}?watch=true&resourceVersion=abc`);
+    expect(res.status).toBe(400);
+    expect(res.body.kind).toBe("Status");
+  });
+});
