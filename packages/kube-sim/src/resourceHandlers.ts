@@ -62,10 +62,17 @@ export function present(target: Target, object: KubeObject): KubeObject {
   return stamp(target.type, fromStorage(target.type, object, target.version), target.version);
 }
 
+/**
+ * A continue token: the list's resourceVersion and the last key served. Pages read the current
+ * state after that key (the real server reads a snapshot at `rv`; our history is not MVCC).
+ */
 interface Continue {
   rv: number;
-  offset: number;
+  after: string;
 }
+
+const keyOf = (object: KubeObject): string =>
+  `${meta(object).namespace ?? ""}/${meta(object).name ?? ""}`;
 
 export class ResourceHandlers {
   constructor(
@@ -137,7 +144,7 @@ export class ResourceHandlers {
     const { type, version } = target;
     const matches = selectorOf(type, query);
     const token = query.get("continue");
-    let cont: Continue = { rv: this.$.store.currentRevision, offset: 0 };
+    let cont: Continue = { rv: this.$.store.currentRevision, after: "" };
     if (token !== null && token !== "") {
       try {
         cont = JSON.parse(Buffer.from(token, "base64url").toString()) as Continue;
@@ -152,10 +159,13 @@ export class ResourceHandlers {
         );
       }
     }
-    const all = this.$.store.list(resourceKey(type), target.namespace).filter(matches);
+    const rest = this.$.store
+      .list(resourceKey(type), target.namespace)
+      .filter((object) => matches(object) && keyOf(object) > cont.after);
     const limit = Number(query.get("limit") ?? "0");
-    const end = limit > 0 ? cont.offset + limit : all.length;
-    const items = all.slice(cont.offset, end).map((object) => {
+    const page = limit > 0 ? rest.slice(0, limit) : rest;
+    const last = page.at(-1);
+    const items = page.map((object) => {
       const shown = present(target, object);
       // Core list items come without kind/apiVersion; custom resource items keep them (§2).
       if (type.custom === undefined) {
@@ -165,8 +175,8 @@ export class ResourceHandlers {
       return shown;
     });
     const next =
-      end < all.length
-        ? Buffer.from(JSON.stringify({ rv: cont.rv, offset: end })).toString("base64url")
+      page.length < rest.length && last !== undefined
+        ? Buffer.from(JSON.stringify({ rv: cont.rv, after: keyOf(last) })).toString("base64url")
         : "";
     return {
       status: 200,
