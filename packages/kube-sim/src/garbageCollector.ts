@@ -88,10 +88,19 @@ export class GarbageCollector {
       else if (finalizers.includes(FOREGROUND_FINALIZER))
         this.foreground(owner, dependentsOf(metadata.uid), dependentsOf);
     }
+    // The namespace controller's part: what lives in a deleted namespace is deleted too.
+    const namespaces = new Set(
+      entries
+        .filter((entry) => entry.type.kind === "Namespace" && entry.type.group === "")
+        .map((entry) => meta(entry.object).name),
+    );
     for (const entry of entries) {
+      const { namespace, deletionTimestamp } = meta(entry.object);
+      if (deletionTimestamp !== undefined) continue;
+      const namespaceGone = entry.type.namespaced && !namespaces.has(namespace);
       const owners = ownerUids(entry.object);
-      if (owners.length === 0 || owners.some((uid) => uids.has(uid))) continue;
-      if (meta(entry.object).deletionTimestamp !== undefined) continue;
+      const ownersGone = owners.length > 0 && !owners.some((uid) => uids.has(uid));
+      if (!namespaceGone && !ownersGone) continue;
       this.attempt(() =>
         this.remove(
           entry,

@@ -319,4 +319,23 @@ describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () =
       (await f.core.readNamespacedPod({ namespace: "default", name: "p2" })).status?.phase,
     ).toBe("Running");
   });
+
+  it("§4.9 deleting a namespace deletes the objects in it", async () => {
+    await using f = await simFixture();
+    await f.core.createNamespace({ body: { metadata: { name: "scratch" } } });
+    await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      namespace: "scratch",
+      body: sandbox("sb1"),
+    });
+    await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("kept") });
+    await f.core.deleteNamespace({ name: "scratch" });
+    await f.sim.settled();
+    const all = (await f.custom.listClusterCustomObject({
+      group: "agents.x-k8s.io",
+      version: "v1beta1",
+      plural: "sandboxes",
+    })) as { items: Obj[] };
+    expect(all.items.map((item) => metadataOf(item).name)).toEqual(["kept"]);
+  });
 });
