@@ -59,7 +59,7 @@ export function apiGroup(types: ResourceRegistry, group: string): Record<string,
   };
 }
 
-function resourceEntries(type: ResourceType): Record<string, unknown>[] {
+function resourceEntries(type: ResourceType, version: string): Record<string, unknown>[] {
   const main = {
     name: type.plural,
     singularName: type.singular,
@@ -68,18 +68,23 @@ function resourceEntries(type: ResourceType): Record<string, unknown>[] {
     verbs: VERBS,
     ...(type.shortNames.length > 0 ? { shortNames: type.shortNames } : {}),
   };
-  if (!type.statusSubresource) return [main];
-  const status = {
-    name: `${type.plural}/status`,
+  const sub = (name: string, kind: string, extra: Record<string, unknown> = {}) => ({
+    name: `${type.plural}/${name}`,
     singularName: "",
     namespaced: type.namespaced,
-    kind: type.kind,
+    ...extra,
+    kind,
     verbs: ["get", "patch", "update"],
-  };
-  return [main, status];
+  });
+  const entries: Record<string, unknown>[] = [main];
+  if (type.statusSubresource) entries.push(sub("status", type.kind));
+  if (type.versions.find((v) => v.name === version)?.scale !== undefined) {
+    entries.push(sub("scale", "Scale", { group: "autoscaling", version: "v1" }));
+  }
+  return entries;
 }
 
-/** The APIResourceList of one group version, with the `<plural>/status` entries. */
+/** The APIResourceList of one group version, with the `<plural>/status` and `/scale` entries. */
 export function apiResourceList(
   types: ResourceRegistry,
   group: string,
@@ -92,6 +97,6 @@ export function apiResourceList(
     kind: "APIResourceList",
     apiVersion: "v1",
     groupVersion: groupVersion({ group, plural: "", kind: "" }, version),
-    resources: served.flatMap(resourceEntries),
+    resources: served.flatMap((type) => resourceEntries(type, version)),
   };
 }

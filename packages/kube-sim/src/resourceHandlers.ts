@@ -12,6 +12,8 @@ import { isObject, meta } from "./objects.ts";
 import type { ObjectRegistry, Target } from "./objectRegistry.ts";
 import { resourceKey } from "./objectRegistry.ts";
 import { applyPatch, parseApplyBody, patchTypeOf } from "./patches.ts";
+import type { ScalePaths } from "./scale.ts";
+import { applyScale, scaleOf } from "./scale.ts";
 import type { Matcher } from "./selectors.ts";
 import { matcher, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import type { ObjectStore } from "./store.ts";
@@ -81,6 +83,10 @@ export class ResourceHandlers {
 
   handle(request: ResourceRequest, context: RequestContext): ApiResponse {
     const { method, target, name, subresource } = request;
+    const scale = target.type.versions.find((v) => v.name === target.version)?.scale;
+    if (subresource === "scale" && scale !== undefined && name !== undefined) {
+      return this.scale(request, { name, paths: scale }, context);
+    }
     if (subresource !== undefined && (subresource !== "status" || !target.type.statusSubresource)) {
       // An undeclared subresource on an existing kind reads like a missing object (§1, K4).
       throw notFound(target.type, name ?? "");
@@ -137,6 +143,39 @@ export class ResourceHandlers {
       );
     }
     return { ...body, apiVersion: expected, kind: type.kind };
+  }
+
+  private scale(
+    request: ResourceRequest,
+    scale: { name: string; paths: ScalePaths },
+    context: RequestContext,
+  ): ApiResponse {
+    const { target } = request;
+    const { name, paths } = scale;
+    const current = present(target, this.$.registry.read(target, name));
+    let body: KubeObject;
+    switch (request.method) {
+      case "GET":
+        return { status: 200, body: scaleOf(current, paths) };
+      case "PUT":
+        body = objectBody(request.body);
+        break;
+      case "PATCH":
+        body = applyPatch(
+          scaleOf(current, paths),
+          patchTypeOf(request.contentType, target.type),
+          request.body,
+        );
+        break;
+      default:
+        throw methodNotAllowed();
+    }
+    const updated = this.$.registry.update(
+      target,
+      { name, body: applyScale(current, body, paths), subresource: "", conditional: false },
+      context,
+    );
+    return { status: 200, body: scaleOf(present(target, updated), paths) };
   }
 
   private list(request: ResourceRequest): ApiResponse {

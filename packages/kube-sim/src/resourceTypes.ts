@@ -11,6 +11,14 @@ export interface ServedVersion {
   name: string;
   /** Sent as `Warning: 299 - "<text>"` on every request to this version (§5). */
   deprecationWarning: string | undefined;
+  /** The `/scale` subresource's JSON paths, where this version declares one (§4.7). */
+  scale:
+    | {
+        specReplicasPath: string;
+        statusReplicasPath: string;
+        labelSelectorPath: string | undefined;
+      }
+    | undefined;
 }
 
 export interface ResourceType extends ResourceNames {
@@ -52,7 +60,7 @@ function core(
     listKind: `${names.kind}List`,
     singular: names.kind.toLowerCase(),
     namespaced: true,
-    versions: [{ name: "v1", deprecationWarning: undefined }],
+    versions: [{ name: "v1", deprecationWarning: undefined, scale: undefined }],
     storageVersion: "v1",
     statusSubresource: false,
     tracksGeneration: false,
@@ -87,6 +95,7 @@ function fromCrd(crd: CustomResourceType): ResourceType {
       .map((version) => ({
         name: version.name,
         deprecationWarning: version.deprecated ? version.deprecationWarning : undefined,
+        scale: version.subresources.scale,
       })),
     storageVersion: crd.storageVersion,
     statusSubresource: storage?.subresources.status ?? false,

@@ -189,3 +189,62 @@ describe("generation and the /status subresource (§2, §4.6, §9.5)", () => {
     expect(list.items).toHaveLength(1);
   });
 });
+
+describe("the /scale subresource (§4.7)", () => {
+  it("§4.7 a SandboxWarmPool's Scale shows spec and status replicas and the selector; writing it bumps generation", async () => {
+    await using f = await simFixture();
+    const pools = {
+      group: "extensions.agents.x-k8s.io",
+      version: "v1beta1",
+      namespace: "default",
+      plural: "sandboxwarmpools",
+    };
+    const path =
+      "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/sandboxwarmpools/pool";
+    await f.custom.createNamespacedCustomObject({
+      ...pools,
+      body: {
+        apiVersion: "extensions.agents.x-k8s.io/v1beta1",
+        kind: "SandboxWarmPool",
+        metadata: { name: "pool" },
+        spec: { sandboxTemplateRef: { name: "t" }, replicas: 2 },
+      },
+    });
+    await f.custom.patchNamespacedCustomObjectStatus(
+      {
+        ...pools,
+        name: "pool",
+        body: {
+          status: {
+            replicas: 1,
+            readyReplicas: 1,
+            selector: "agents.x-k8s.io/warm-pool-sandbox=abc",
+          },
+        },
+      },
+      MERGE,
+    );
+    const scale = await f.http(`${path}/scale`);
+    expect(scale.body).toMatchObject({
+      kind: "Scale",
+      apiVersion: "autoscaling/v1",
+      metadata: { name: "pool" },
+      spec: { replicas: 2 },
+      status: { replicas: 1, selector: "agents.x-k8s.io/warm-pool-sandbox=abc" },
+    });
+    const patched = await f.http(`${path}/scale`, {
+      method: "PATCH",
+      contentType: "application/merge-patch+json",
+      body: { spec: { replicas: 5 } },
+    });
+    expect(patched.body).toMatchObject({ spec: { replicas: 5 } });
+    const pool = (await f.custom.getNamespacedCustomObject({ ...pools, name: "pool" })) as Obj;
+    expect((pool.spec as Obj).replicas).toBe(5);
+    expect(metadataOf(pool).generation).toBe(2);
+    const stale = await f.http(`${path}/scale`, {
+      method: "PUT",
+      body: { ...scale.body, spec: { replicas: 3 } },
+    });
+    expect(stale.status).toBe(409);
+  });
+});

@@ -44,6 +44,11 @@ describe("transport and discovery (§1)", () => {
     expect(extNames).toContain("sandboxclaims/status");
     expect(extNames).toContain("sandboxtemplates");
     expect(extNames).not.toContain("sandboxtemplates/status");
+    expect(extNames).toContain("sandboxwarmpools/scale");
+    const sandboxes = (await f.http("/apis/agents.x-k8s.io/v1beta1")).body.resources as {
+      name: string;
+    }[];
+    expect(sandboxes.map((r) => r.name)).toEqual(["sandboxes", "sandboxes/status"]);
     expect((await f.http("/api")).body.versions).toEqual(["v1"]);
   });
 
