@@ -206,7 +206,7 @@ export class ObjectRegistry {
       subresource === "status"
         ? prepareStatusUpdate(storedInVersion, incoming)
         : prepareUpdate(type, storedInVersion, incoming);
-    if (type.custom !== undefined && storedMeta.deletionTimestamp !== undefined) {
+    if (storedMeta.deletionTimestamp !== undefined) {
       const added = (meta(object).finalizers ?? []).filter(
         (f) => !(storedMeta.finalizers ?? []).includes(f),
       );
@@ -216,7 +216,8 @@ export class ObjectRegistry {
           [
             {
               reason: "FieldValueForbidden",
-              message: "Forbidden: no new finalizers can be added if the object is being deleted",
+              // Go's %#v of the []string, as ValidateObjectMetaUpdate prints it.
+              message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
               field: "metadata.finalizers",
             },
           ],

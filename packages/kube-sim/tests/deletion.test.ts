@@ -117,6 +117,9 @@ describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () =
       body: { metadata: { finalizers: ["berth.dev/cleanup", "x.io/new"] } },
     });
     expect(adding.status).toBe(422);
+    expect(adding.body.message).toBe(
+      'Sandbox.agents.x-k8s.io "sb1" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"x.io/new"}',
+    );
     const rv = String(metadataOf(res.body).resourceVersion);
     const emptied = await f.http(`${SANDBOX_PATH}/sb1`, {
       method: "PATCH",

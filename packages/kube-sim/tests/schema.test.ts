@@ -147,3 +147,22 @@ describe("v1alpha1 requests (§5)", () => {
     expect(res.body.kind).toBe("Status");
   });
 });
+
+describe("several schema causes (§3, §5)", () => {
+  it("§5 several causes are joined like Kubernetes' aggregate error: [a, b]", async () => {
+    await using f = await simFixture();
+    const res = await f.http(SANDBOX_PATH, {
+      method: "POST",
+      body: sandbox("sb1", { operatingMode: "Paused", shutdownPolicy: "Never" }),
+    });
+    expect(res.status).toBe(422);
+    const causes = (res.body.details as { causes: { field: string; message: string }[] }).causes;
+    expect(causes.map((c) => c.field).sort()).toEqual([
+      "spec.operatingMode",
+      "spec.shutdownPolicy",
+    ]);
+    expect(res.body.message).toBe(
+      `Sandbox.agents.x-k8s.io "sb1" is invalid: [${causes.map((c) => `${c.field}: ${c.message}`).join(", ")}]`,
+    );
+  });
+});
