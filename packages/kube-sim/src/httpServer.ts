@@ -11,7 +11,7 @@ import type { KubeObject } from "./objects.ts";
 import type { ObjectRegistry } from "./objectRegistry.ts";
 import { resourceKey } from "./objectRegistry.ts";
 import type { ApiResponse, ResourceHandlers } from "./resourceHandlers.ts";
-import { selectorOf } from "./resourceHandlers.ts";
+import { selectorOf } from "./listing.ts";
 import type { ResourceRegistry } from "./resourceTypes.ts";
 import type { Route } from "./routes.ts";
 import { route } from "./routes.ts";

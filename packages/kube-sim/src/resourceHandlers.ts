@@ -3,7 +3,7 @@
  * the request's version. Watch is streamed by the HTTP layer; everything else answers here.
  */
 import type { RequestContext } from "./codec.ts";
-import { fromStorage, stamp } from "./codec.ts";
+import { stamp } from "./codec.ts";
 import type { DeletionSystem } from "./deletion.ts";
 import { parseDeleteOptions } from "./deletion.ts";
 import { KubeStatusError, badRequest, methodNotAllowed, notFound } from "./errors.ts";
@@ -11,13 +11,11 @@ import type { KubeObject } from "./objects.ts";
 import { isObject, meta } from "./objects.ts";
 import type { ObjectRegistry, Target } from "./objectRegistry.ts";
 import { resourceKey } from "./objectRegistry.ts";
+import { listObjects, present } from "./listing.ts";
 import { applyPatch, parseApplyBody, patchTypeOf } from "./patches.ts";
 import type { ScalePaths } from "./scale.ts";
 import { applyScale, scaleOf } from "./scale.ts";
-import type { Matcher } from "./selectors.ts";
-import { matcher, parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import type { ObjectStore } from "./store.ts";
-import type { ResourceType } from "./resourceTypes.ts";
 import { groupVersion } from "./resourceTypes.ts";
 
 export interface ApiResponse {
@@ -52,30 +50,6 @@ function objectBody(text: string): KubeObject {
   return body;
 }
 
-/** The selector of a list or watch request, validated against the kind's field labels. */
-export function selectorOf(type: ResourceType, query: URLSearchParams): Matcher {
-  const labels = parseLabelSelector(query.get("labelSelector") ?? "");
-  const fields = parseFieldSelector(query.get("fieldSelector") ?? "", type.fieldLabels);
-  return matcher(labels, fields);
-}
-
-/** An object in the request's version with kind and apiVersion, as single objects always carry. */
-export function present(target: Target, object: KubeObject): KubeObject {
-  return stamp(target.type, fromStorage(target.type, object, target.version), target.version);
-}
-
-/**
- * A continue token: the list's resourceVersion and the last key served. Pages read the current
- * state after that key (the real server reads a snapshot at `rv`; our history is not MVCC).
- */
-interface Continue {
-  rv: number;
-  after: string;
-}
-
-const keyOf = (object: KubeObject): string =>
-  `${meta(object).namespace ?? ""}/${meta(object).name ?? ""}`;
-
 export class ResourceHandlers {
   constructor(
     private readonly $: { store: ObjectStore; registry: ObjectRegistry; deletion: DeletionSystem },
@@ -92,7 +66,7 @@ export class ResourceHandlers {
       throw notFound(target.type, name ?? "");
     }
     if (name === undefined) {
-      if (method === "GET") return this.list(request);
+      if (method === "GET") return listObjects(this.$.store, request);
       if (method === "POST")
         return {
           status: 201,
@@ -176,56 +150,6 @@ export class ResourceHandlers {
       context,
     );
     return { status: 200, body: scaleOf(present(target, updated), paths) };
-  }
-
-  private list(request: ResourceRequest): ApiResponse {
-    const { target, query } = request;
-    const { type, version } = target;
-    const matches = selectorOf(type, query);
-    const token = query.get("continue");
-    let cont: Continue = { rv: this.$.store.currentRevision, after: "" };
-    if (token !== null && token !== "") {
-      try {
-        cont = JSON.parse(Buffer.from(token, "base64url").toString()) as Continue;
-      } catch {
-        throw badRequest("continue key is not valid");
-      }
-      if (cont.rv < this.$.store.compactedRevision) {
-        throw new KubeStatusError(
-          "Expired",
-          "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
-          {},
-        );
-      }
-    }
-    const rest = this.$.store
-      .list(resourceKey(type), target.namespace)
-      .filter((object) => matches(object) && keyOf(object) > cont.after);
-    const limit = Number(query.get("limit") ?? "0");
-    const page = limit > 0 ? rest.slice(0, limit) : rest;
-    const last = page.at(-1);
-    const items = page.map((object) => {
-      const shown = present(target, object);
-      // Core list items come without kind/apiVersion; custom resource items keep them (§2).
-      if (type.custom === undefined) {
-        delete shown.kind;
-        delete shown.apiVersion;
-      }
-      return shown;
-    });
-    const next =
-      page.length < rest.length && last !== undefined
-        ? Buffer.from(JSON.stringify({ rv: cont.rv, after: keyOf(last) })).toString("base64url")
-        : "";
-    return {
-      status: 200,
-      body: {
-        apiVersion: groupVersion(type, version),
-        kind: type.listKind,
-        metadata: { continue: next, resourceVersion: String(cont.rv) },
-        items,
-      },
-    };
   }
 
   private patch(request: ResourceRequest, name: string, context: RequestContext): ApiResponse {

@@ -128,8 +128,14 @@ export function serveWatch(
     if (!res.writableEnded) res.end();
   };
   const unsubscribe = store.subscribe((event) => {
-    const translated = translate(event, request);
-    if (translated) send(translated.type, request.present(translated.object));
+    // Listeners run inside the writer's request: a watch that cannot encode an event ends (the
+    // client reconnects) instead of failing the write that produced it.
+    try {
+      const translated = translate(event, request);
+      if (translated) send(translated.type, request.present(translated.object));
+    } catch {
+      close();
+    }
   });
   const untrack = hub.add(close);
   if (request.timeoutSeconds !== undefined && request.timeoutSeconds > 0) {

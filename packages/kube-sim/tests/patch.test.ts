@@ -305,3 +305,28 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
     expect(missing.body.message).toBe('sandboxes.agents.x-k8s.io "nope" not found');
   });
 });
+
+describe("compare-and-swap with JSON Patch (§4.5, TOOLCHAIN §6)", () => {
+  it("§4.5 of several concurrent test-and-replace patches on the same value exactly one succeeds, the rest get 422", async () => {
+    await using f = await simFixture();
+    await f.core.createNamespacedConfigMap({
+      namespace: "default",
+      body: { metadata: { name: "epoch" }, data: { epoch: "1" } },
+    });
+    const cas = (writer: number) =>
+      f.http("/api/v1/namespaces/default/configmaps/epoch", {
+        method: "PATCH",
+        contentType: "application/json-patch+json",
+        body: [
+          { op: "test", path: "/data/epoch", value: "1" },
+          { op: "replace", path: "/data/epoch", value: "2" },
+          { op: "add", path: "/data/writer", value: String(writer) },
+        ],
+      });
+    const results = await Promise.all([1, 2, 3, 4, 5].map(cas));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 422, 422, 422, 422]);
+    const winner = results.find((r) => r.status === 200);
+    const stored = await f.core.readNamespacedConfigMap({ namespace: "default", name: "epoch" });
+    expect(stored.data).toEqual((winner?.body as { data: unknown }).data);
+  });
+});
