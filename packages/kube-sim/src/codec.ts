@@ -9,7 +9,11 @@ import { badRequest, invalid, qualifiedKind } from "./errors.ts";
 import type { ResourceType } from "./resourceTypes.ts";
 import { groupVersion } from "./resourceTypes.ts";
 import type { FieldValidation } from "./schema/index.ts";
-import { admitCustomResource, convertCustomResource } from "./schema/index.ts";
+import {
+  admitCustomResource,
+  convertCustomResource,
+  defaultCustomResource,
+} from "./schema/index.ts";
 
 /** Per-request state the write paths add to: Warning headers and the fieldValidation mode. */
 export interface RequestContext {
@@ -34,10 +38,12 @@ export function toStorage(type: ResourceType, object: KubeObject): KubeObject {
   return { ...convertCustomResource(type.custom, object, type.storageVersion), kind: type.kind };
 }
 
-/** A stored object as `version` shows it. */
+/** A stored object as `version` shows it, with that version's defaults (§5: defaults apply on read too). */
 export function fromStorage(type: ResourceType, object: KubeObject, version: string): KubeObject {
-  if (type.custom === undefined || version === type.storageVersion) return object;
-  return convertCustomResource(type.custom, object, version);
+  if (type.custom === undefined) return object;
+  const converted =
+    version === type.storageVersion ? object : convertCustomResource(type.custom, object, version);
+  return defaultCustomResource(type.custom, version, converted);
 }
 
 /**

@@ -166,3 +166,16 @@ describe("several schema causes (§3, §5)", () => {
     );
   });
 });
+
+describe("defaults on read (§5)", () => {
+  it("§5 an object stored without a default field is read back with it", async () => {
+    await using f = await simFixture();
+    // Written straight into the store, as an object from before a default existed would be.
+    f.sim.store.create("agents.x-k8s.io/sandboxes", {
+      ...sandbox("raw"),
+      metadata: { name: "raw", namespace: "default", uid: "00000000-0000-4000-8000-000000000002" },
+    });
+    const read = (await f.custom.getNamespacedCustomObject({ ...SANDBOXES, name: "raw" })) as Obj;
+    expect(read.spec).toMatchObject({ operatingMode: "Running", shutdownPolicy: "Retain" });
+  });
+});
