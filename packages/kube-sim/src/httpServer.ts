@@ -140,17 +140,24 @@ async function handle($: HttpResources, req: IncomingMessage, res: ServerRespons
     );
     return;
   }
-  const response = $.handlers.handle(
-    {
-      method,
-      target,
-      name,
-      subresource,
-      query: url.searchParams,
-      contentType: req.headers["content-type"],
-      body,
-    },
-    context,
-  );
+  let response: ApiResponse;
+  try {
+    response = $.handlers.handle(
+      {
+        method,
+        target,
+        name,
+        subresource,
+        query: url.searchParams,
+        contentType: req.headers["content-type"],
+        body,
+      },
+      context,
+    );
+  } catch (error) {
+    // Failures keep the warnings gathered so far (a deprecated version warns on a 404 too).
+    if (!(error instanceof KubeStatusError)) throw error;
+    response = { status: error.code, body: error.toStatus() };
+  }
   send(res, response, context.warnings);
 }

@@ -95,6 +95,11 @@ describe("schemas, pruning and versions at the HTTP edge (§5, §9.6)", () => {
     expect(res.headers.get("warning")).toBe(
       '299 - "agents.x-k8s.io/v1alpha1 Sandbox is deprecated; use agents.x-k8s.io/v1beta1 Sandbox instead"',
     );
+    const missing = await f.http(
+      "/apis/agents.x-k8s.io/v1alpha1/namespaces/default/sandboxes/nope",
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("warning")).toContain("v1alpha1 Sandbox is deprecated");
     const v1beta1 = await f.http(`${SANDBOX_PATH}/sb1`);
     expect(v1beta1.headers.get("warning")).toBeNull();
   });
