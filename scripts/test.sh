@@ -12,8 +12,11 @@ root=$PWD
 
 # --- tools -----------------------------------------------------------------------------
 # Under CI a missing tool is installed, never skipped: chromium for the browser tests,
-# bubblewrap to isolate local boxes.
+# bubblewrap to isolate local boxes, kubectl for kube-sim's kubectl tests (which fail rather
+# than skip under CI). Any kubectl on PATH will do: Debian's kubernetes-client conflicts with
+# the one some images ship (e.g. Google Cloud SDK's), so it is installed only when none is found.
 ensure_debian_packages chromium bubblewrap
+command -v kubectl >/dev/null || ensure_debian_packages kubernetes-client
 ensure_pnpm
 
 # --- Postgres --------------------------------------------------------------------------

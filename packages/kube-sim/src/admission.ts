@@ -1,0 +1,28 @@
+/**
+ * The seam for validating admission: hooks run after defaulting and schema validation and before
+ * storage, on every writer (§4.1, §6.3). Part 2 plugs ValidatingAdmissionPolicy evaluation in here.
+ */
+import type { KubeObject } from "./objects.ts";
+import type { ResourceType } from "./resourceTypes.ts";
+
+export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE";
+
+export interface AdmissionRequest {
+  operation: AdmissionOperation;
+  type: ResourceType;
+  /** The version the request used; objects are shown at the storage version. */
+  version: string;
+  subresource: "" | "status";
+  namespace: string | undefined;
+  name: string;
+  /** The object to be stored; undefined on DELETE. */
+  object: KubeObject | undefined;
+  /** The stored object; undefined on CREATE. */
+  oldObject: KubeObject | undefined;
+}
+
+/**
+ * A validating admission hook. It denies by throwing a `KubeStatusError` and may return warnings,
+ * which are sent as Warning headers.
+ */
+export type AdmissionHook = (request: AdmissionRequest) => { warnings?: string[] } | undefined;

@@ -1,0 +1,163 @@
+/**
+ * The HTTP edge (§1): routes a request, runs the handler, and writes JSON with Content-Type on
+ * every answer, errors included. Warnings collected during the request go out as Warning headers.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestContext } from "./codec.ts";
+import { fromStorage, parseDryRun, parseFieldValidation, stamp } from "./codec.ts";
+import { KubeStatusError, internalError } from "./errors.ts";
+import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } from "./discovery.ts";
+import type { KubeObject } from "./objects.ts";
+import type { ObjectRegistry } from "./objectRegistry.ts";
+import { resourceKey } from "./objectRegistry.ts";
+import type { ApiResponse, ResourceHandlers } from "./resourceHandlers.ts";
+import { selectorOf } from "./listing.ts";
+import type { ResourceRegistry } from "./resourceTypes.ts";
+import type { Route } from "./routes.ts";
+import { route } from "./routes.ts";
+import type { ObjectStore } from "./store.ts";
+import type { WatchHub } from "./watchStream.ts";
+import { serveWatch } from "./watchStream.ts";
+
+/** Requests larger than this are refused, like the real server's 3 MiB limit. */
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export interface HttpResources {
+  store: ObjectStore;
+  types: ResourceRegistry;
+  registry: ObjectRegistry;
+  handlers: ResourceHandlers;
+  hub: WatchHub;
+}
+
+/** `299 - "<text>"` with the text quoted as an HTTP quoted-string. */
+export function warningHeader(text: string): string {
+  return `299 - "${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+function send(res: ServerResponse, response: ApiResponse, warnings: string[]): void {
+  const headers: Record<string, string | string[]> = { "Content-Type": "application/json" };
+  if (warnings.length > 0) headers.Warning = warnings.map(warningHeader);
+  res.writeHead(response.status, headers);
+  res.end(JSON.stringify(response.body));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) {
+      throw new KubeStatusError("RequestEntityTooLarge", "the request body is too large", {});
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function discovery(
+  routed: Route,
+  req: IncomingMessage,
+  types: ResourceRegistry,
+): ApiResponse | undefined {
+  switch (routed.kind) {
+    case "version":
+      return { status: 200, body: versionInfo() };
+    case "coreVersions":
+      return { status: 200, body: coreVersions(req.headers.host ?? "127.0.0.1") };
+    case "groups":
+      return { status: 200, body: apiGroupList(types) };
+    case "group":
+      return { status: 200, body: apiGroup(types, routed.group) };
+    case "resources":
+      return { status: 200, body: apiResourceList(types, routed.group, routed.version) };
+    case "openapi":
+      // The OpenAPI v3 index with no group versions: kubectl's client-side validation finds no
+      // schema and leaves checking to the server. (v2 is protobuf-only for kubectl, so it is 404.)
+      return { status: 200, body: { paths: {} } };
+    case "resource":
+      return undefined;
+  }
+}
+
+/** The request listener of the simulator's server. */
+export function requestListener(
+  $: HttpResources,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    void handle($, req, res).catch((error: unknown) => {
+      const failure =
+        error instanceof KubeStatusError
+          ? error
+          : internalError(error instanceof Error ? error.message : String(error));
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      send(res, { status: failure.code, body: failure.toStatus() }, []);
+    });
+  };
+}
+
+async function handle($: HttpResources, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const method = req.method ?? "GET";
+  const body = await readBody(req);
+  const routed = route(url.pathname, $.types);
+  const described = discovery(routed, req, $.types);
+  if (described !== undefined) {
+    send(res, described, []);
+    return;
+  }
+  if (routed.kind !== "resource") return;
+  const { type, version, namespace, name, subresource } = routed;
+  const served = type.versions.find((v) => v.name === version);
+  const context: RequestContext = {
+    warnings: [],
+    fieldValidation: parseFieldValidation(url.searchParams.get("fieldValidation")),
+    dryRun: parseDryRun(url.searchParams.getAll("dryRun")),
+  };
+  if (served?.deprecationWarning !== undefined) context.warnings.push(served.deprecationWarning);
+  const target = { type, version, namespace };
+  const watch = url.searchParams.get("watch");
+  if (method === "GET" && name === undefined && (watch === "true" || watch === "1")) {
+    const timeout = url.searchParams.get("timeoutSeconds");
+    serveWatch(
+      res,
+      {
+        type,
+        version,
+        resource: resourceKey(type),
+        namespace,
+        matches: selectorOf(type, url.searchParams),
+        resourceVersion: url.searchParams.get("resourceVersion") ?? undefined,
+        bookmarks: url.searchParams.get("allowWatchBookmarks") === "true",
+        timeoutSeconds: timeout === null ? undefined : Number(timeout),
+        present: (object: KubeObject) => stamp(type, fromStorage(type, object, version), version),
+      },
+      { store: $.store, hub: $.hub, warnings: context.warnings.map(warningHeader) },
+    );
+    return;
+  }
+  let response: ApiResponse;
+  try {
+    response = $.handlers.handle(
+      {
+        method,
+        target,
+        name,
+        subresource,
+        query: url.searchParams,
+        contentType: req.headers["content-type"],
+        body,
+      },
+      context,
+    );
+  } catch (error) {
+    // Failures keep the warnings gathered so far (a deprecated version warns on a 404 too).
+    if (!(error instanceof KubeStatusError)) throw error;
+    response = { status: error.code, body: error.toStatus() };
+  }
+  send(res, response, context.warnings);
+}

@@ -1,0 +1,18 @@
+/** The kubeconfig that points kubectl and client-node at the simulator. */
+import { stringify } from "yaml";
+
+/**
+ * A kubeconfig for a plain-HTTP server: client-node 1.1+ refuses `http://` unless
+ * `insecure-skip-tls-verify` is set (§1, C8). The token is never checked.
+ */
+export function kubeConfigYaml(url: string, namespace = "default"): string {
+  return stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "kube-sim", cluster: { server: url, "insecure-skip-tls-verify": true } }],
+    users: [{ name: "kube-sim", user: { token: "kube-sim" } }],
+    contexts: [{ name: "kube-sim", context: { cluster: "kube-sim", user: "kube-sim", namespace } }],
+    "current-context": "kube-sim",
+    preferences: {},
+  });
+}

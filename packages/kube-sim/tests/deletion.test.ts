@@ -1,0 +1,344 @@
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's model classes are plain data, and request bodies are object literals as in its own examples. */
+import { describe, expect, it } from "vitest";
+import {
+  CLAIMS,
+  MERGE,
+  SANDBOXES,
+  SANDBOX_PATH,
+  failure,
+  manualClock,
+  metadataOf,
+  sandbox,
+  simFixture,
+  watchUntil,
+} from "./harness.ts";
+
+type Obj = Record<string, unknown>;
+
+function ownedBy(owner: Obj, kind: string, apiVersion: string): Obj[] {
+  const meta = metadataOf(owner);
+  return [
+    {
+      apiVersion,
+      kind,
+      name: meta.name,
+      uid: meta.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ];
+}
+
+describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () => {
+  it("§9.7 a DELETE precondition with the wrong uid is 409 naming the Kind; a wrong resourceVersion too", async () => {
+    await using f = await simFixture();
+    const sb = (await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: sandbox("sb1"),
+    })) as Obj;
+    const uid = String(metadataOf(sb).uid);
+    const wrong = await failure(
+      f.custom.deleteNamespacedCustomObject({
+        ...SANDBOXES,
+        name: "sb1",
+        body: { preconditions: { uid: "u-wrong" } },
+      }),
+    );
+    expect(wrong.code).toBe(409);
+    expect(wrong.status).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `Operation cannot be fulfilled on Sandbox.agents.x-k8s.io "sb1": the UID in the precondition (u-wrong) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+      reason: "Conflict",
+      details: { name: "sb1", group: "agents.x-k8s.io", kind: "Sandbox" },
+      code: 409,
+    });
+    const rv = await f.http(`${SANDBOX_PATH}/sb1`, {
+      method: "DELETE",
+      body: { kind: "DeleteOptions", apiVersion: "v1", preconditions: { resourceVersion: "1" } },
+    });
+    expect(rv.status).toBe(409);
+    expect(rv.body.message).toContain("the ResourceVersion in the precondition (1) does not match");
+    expect((await f.http(`${SANDBOX_PATH}/sb1`)).status).toBe(200);
+  });
+
+  it("§4.9 deleting a CR without finalizers answers the Success Status and sends DELETED with a new resourceVersion", async () => {
+    await using f = await simFixture();
+    const sb = (await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: sandbox("sb1"),
+    })) as Obj;
+    const rv = String(metadataOf(sb).resourceVersion);
+    const res = await f.http(`${SANDBOX_PATH}/sb1`, { method: "DELETE" });
+    expect(res.body).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Success",
+      details: {
+        name: "sb1",
+        group: "agents.x-k8s.io",
+        kind: "sandboxes",
+        uid: metadataOf(sb).uid,
+      },
+    });
+    const { events } = await watchUntil(
+      f.kc,
+      { path: SANDBOX_PATH, query: { resourceVersion: rv } },
+      (seen) => seen.length >= 1,
+    );
+    expect(events[0]?.type).toBe("DELETED");
+    expect(Number(metadataOf(events[0]?.object).resourceVersion)).toBe(Number(rv) + 1);
+    expect((await f.http(`${SANDBOX_PATH}/sb1`)).status).toBe(404);
+  });
+
+  it("§9.7 with a finalizer: deletionTimestamp set, generation + 1, 200 with the object; removing it deletes and sends DELETED", async () => {
+    const clock = manualClock("2026-11-29T14:00:00.900Z");
+    await using f = await simFixture({ clock });
+    await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: { ...sandbox("sb1"), metadata: { name: "sb1", finalizers: ["berth.dev/cleanup"] } },
+    });
+    const res = await f.http(`${SANDBOX_PATH}/sb1`, { method: "DELETE" });
+    expect(res.status).toBe(200);
+    expect(metadataOf(res.body)).toMatchObject({
+      deletionTimestamp: "2026-11-29T14:00:00Z",
+      deletionGracePeriodSeconds: 0,
+      generation: 2,
+      finalizers: ["berth.dev/cleanup"],
+    });
+    const again = await f.http(`${SANDBOX_PATH}/sb1`, { method: "DELETE" });
+    expect(metadataOf(again.body).resourceVersion).toBe(metadataOf(res.body).resourceVersion);
+    const adding = await f.http(`${SANDBOX_PATH}/sb1`, {
+      method: "PATCH",
+      contentType: "application/merge-patch+json",
+      body: { metadata: { finalizers: ["berth.dev/cleanup", "x.io/new"] } },
+    });
+    expect(adding.status).toBe(422);
+    expect(adding.body.message).toBe(
+      'Sandbox.agents.x-k8s.io "sb1" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"x.io/new"}',
+    );
+    const rv = String(metadataOf(res.body).resourceVersion);
+    const emptied = await f.http(`${SANDBOX_PATH}/sb1`, {
+      method: "PATCH",
+      contentType: "application/merge-patch+json",
+      body: { metadata: { finalizers: null } },
+    });
+    expect(emptied.status).toBe(200);
+    expect((await f.http(`${SANDBOX_PATH}/sb1`)).status).toBe(404);
+    const { events } = await watchUntil(
+      f.kc,
+      { path: SANDBOX_PATH, query: { resourceVersion: rv } },
+      (seen) => seen.some((e) => e.type === "DELETED"),
+    );
+    expect(events.map((e) => e.type)).toContain("DELETED");
+    await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: { ...sandbox("sb2"), metadata: { name: "sb2", finalizers: ["x.io/y"] } },
+    });
+    await f.http(`${SANDBOX_PATH}/sb2`, { method: "DELETE" });
+    const conflict = await failure(
+      f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("sb2") }),
+    );
+    expect(conflict.status.message).toBe(
+      'object is being deleted: sandboxes.agents.x-k8s.io "sb2" already exists',
+    );
+  });
+
+  it("§9.8 deleting a Sandbox garbage-collects its Pod, Service and PVCs (background)", async () => {
+    await using f = await simFixture();
+    const sb = (await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: sandbox("my-sandbox"),
+    })) as Obj;
+    const ownerReferences = ownedBy(sb, "Sandbox", "agents.x-k8s.io/v1beta1") as never;
+    await f.core.createNamespacedPod({
+      namespace: "default",
+      body: {
+        metadata: { name: "my-sandbox", ownerReferences },
+        spec: { containers: [{ name: "c", image: "i" }] },
+      },
+    });
+    await f.core.createNamespacedService({
+      namespace: "default",
+      body: { metadata: { name: "my-sandbox", ownerReferences }, spec: { ports: [{ port: 80 }] } },
+    });
+    await f.core.createNamespacedPersistentVolumeClaim({
+      namespace: "default",
+      body: {
+        metadata: { name: "data-my-sandbox", ownerReferences },
+        spec: { accessModes: ["ReadWriteOnce"] },
+      },
+    });
+    await f.core.createNamespacedConfigMap({
+      namespace: "default",
+      body: { metadata: { name: "unowned" } },
+    });
+    await f.custom.deleteNamespacedCustomObject({ ...SANDBOXES, name: "my-sandbox" });
+    await f.sim.settled();
+    expect((await f.core.listNamespacedPod({ namespace: "default" })).items).toEqual([]);
+    expect((await f.core.listNamespacedService({ namespace: "default" })).items).toEqual([]);
+    expect(
+      (await f.core.listNamespacedPersistentVolumeClaim({ namespace: "default" })).items,
+    ).toEqual([]);
+    expect(
+      (await f.core.listNamespacedConfigMap({ namespace: "default" })).items.map(
+        (c) => c.metadata?.name,
+      ),
+    ).toEqual(["unowned"]);
+  });
+
+  it("§4.9 an owner counts as missing when no object has its uid, even if one with the same name exists", async () => {
+    await using f = await simFixture();
+    const ghost = {
+      apiVersion: "agents.x-k8s.io/v1beta1",
+      kind: "Sandbox",
+      name: "sb1",
+      uid: "00000000-0000-4000-8000-000000000001",
+    };
+    await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("sb1") });
+    await f.core.createNamespacedConfigMap({
+      namespace: "default",
+      body: { metadata: { name: "orphaned", ownerReferences: [ghost] } },
+    });
+    await f.sim.settled();
+    expect((await f.core.listNamespacedConfigMap({ namespace: "default" })).items).toEqual([]);
+  });
+
+  it("§9.8 a foreground delete of a claim keeps it (with foregroundDeletion) until its Sandbox and Pod are gone", async () => {
+    await using f = await simFixture();
+    const claim = (await f.custom.createNamespacedCustomObject({
+      ...CLAIMS,
+      body: {
+        apiVersion: "extensions.agents.x-k8s.io/v1beta1",
+        kind: "SandboxClaim",
+        metadata: { name: "c1" },
+        spec: { warmPoolRef: { name: "pool" } },
+      },
+    })) as Obj;
+    const sb = (await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: {
+        ...sandbox("c1"),
+        metadata: {
+          name: "c1",
+          ownerReferences: ownedBy(claim, "SandboxClaim", "extensions.agents.x-k8s.io/v1beta1"),
+          finalizers: ["test.io/hold"],
+        },
+      },
+    })) as Obj;
+    await f.core.createNamespacedPod({
+      namespace: "default",
+      body: {
+        metadata: {
+          name: "c1",
+          ownerReferences: ownedBy(sb, "Sandbox", "agents.x-k8s.io/v1beta1") as never,
+        },
+        spec: { containers: [{ name: "c", image: "i" }] },
+      },
+    });
+    const res = await f.http(
+      "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/sandboxclaims/c1",
+      { method: "DELETE", body: { propagationPolicy: "Foreground" } },
+    );
+    expect(metadataOf(res.body).finalizers).toEqual(["foregroundDeletion"]);
+    await f.sim.settled();
+    // The Sandbox is held by its own finalizer, so the claim must still be there.
+    const held = (await f.custom.getNamespacedCustomObject({ ...CLAIMS, name: "c1" })) as Obj;
+    expect(metadataOf(held).deletionTimestamp).toBeDefined();
+    const sbNow = (await f.custom.getNamespacedCustomObject({ ...SANDBOXES, name: "c1" })) as Obj;
+    expect(metadataOf(sbNow).deletionTimestamp).toBeDefined();
+    expect((await f.core.listNamespacedPod({ namespace: "default" })).items).toEqual([]);
+    await f.custom.patchNamespacedCustomObject(
+      { ...SANDBOXES, name: "c1", body: { metadata: { finalizers: null } } },
+      MERGE,
+    );
+    await f.sim.settled();
+    expect(
+      (await failure(f.custom.getNamespacedCustomObject({ ...CLAIMS, name: "c1" }))).code,
+    ).toBe(404);
+  });
+
+  it("§4.9 an Orphan delete removes the owner and strips its ownerReference from dependents", async () => {
+    await using f = await simFixture();
+    const sb = (await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: sandbox("sb1"),
+    })) as Obj;
+    await f.core.createNamespacedConfigMap({
+      namespace: "default",
+      body: {
+        metadata: {
+          name: "dep",
+          ownerReferences: ownedBy(sb, "Sandbox", "agents.x-k8s.io/v1beta1") as never,
+        },
+      },
+    });
+    const res = await f.http(`${SANDBOX_PATH}/sb1?propagationPolicy=Orphan`, { method: "DELETE" });
+    expect(metadataOf(res.body).finalizers).toEqual(["orphan"]);
+    await f.sim.settled();
+    expect((await f.http(`${SANDBOX_PATH}/sb1`)).status).toBe(404);
+    const dep = await f.core.readNamespacedConfigMap({ namespace: "default", name: "dep" });
+    expect(dep.metadata?.ownerReferences).toBeUndefined();
+  });
+
+  it("§4.9 pods: deleting returns the pod itself; an unscheduled pod goes at once, a running one terminates gracefully", async () => {
+    await using f = await simFixture();
+    await f.core.createNamespacedPod({
+      namespace: "default",
+      body: { metadata: { name: "p1" }, spec: { containers: [{ name: "c", image: "i" }] } },
+    });
+    const gone = await f.core.deleteNamespacedPod({ namespace: "default", name: "p1" });
+    expect(gone.metadata?.name).toBe("p1");
+    expect(
+      (await failure(f.core.readNamespacedPod({ namespace: "default", name: "p1" }))).code,
+    ).toBe(404);
+    await f.core.createNamespacedPod({
+      namespace: "default",
+      body: {
+        metadata: { name: "p2" },
+        spec: {
+          nodeName: "node-1",
+          terminationGracePeriodSeconds: 5,
+          containers: [{ name: "c", image: "i" }],
+        },
+      },
+    });
+    const terminating = await f.core.deleteNamespacedPod({ namespace: "default", name: "p2" });
+    expect(terminating.metadata?.deletionGracePeriodSeconds).toBe(5);
+    expect(terminating.metadata?.generation).toBe(2);
+    expect(
+      (await f.core.readNamespacedPod({ namespace: "default", name: "p2" })).metadata
+        ?.deletionTimestamp,
+    ).toBeDefined();
+    // A status write during the grace period does not end it: only the kubelet removes the pod.
+    await f.core.patchNamespacedPodStatus(
+      { namespace: "default", name: "p2", body: { status: { phase: "Running" } } },
+      MERGE,
+    );
+    expect(
+      (await f.core.readNamespacedPod({ namespace: "default", name: "p2" })).status?.phase,
+    ).toBe("Running");
+  });
+
+  it("§4.9 deleting a namespace deletes the objects in it", async () => {
+    await using f = await simFixture();
+    await f.core.createNamespace({ body: { metadata: { name: "scratch" } } });
+    await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      namespace: "scratch",
+      body: sandbox("sb1"),
+    });
+    await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("kept") });
+    await f.core.deleteNamespace({ name: "scratch" });
+    await f.sim.settled();
+    const all = (await f.custom.listClusterCustomObject({
+      group: "agents.x-k8s.io",
+      version: "v1beta1",
+      plural: "sandboxes",
+    })) as { items: Obj[] };
+    expect(all.items.map((item) => metadataOf(item).name)).toEqual(["kept"]);
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * A share of the conformance checks through kubectl, spawned with --kubeconfig. kubectl must be
+ * on PATH under CI (scripts/test.sh installs Debian's kubernetes-client when it is missing);
+ * elsewhere these tests are skipped with a message.
+ */
+import { execFile, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { KubeSim } from "../src/index.ts";
+import { startKubeSim } from "../src/index.ts";
+
+const run = promisify(execFile);
+const available = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status === 0;
+if (!available) {
+  if (process.env.CI === "true")
+    throw new Error("kubectl is required under CI (scripts/test.sh installs kubernetes-client)");
+  process.stderr.write(
+    "kube-sim: kubectl not found; skipping the kubectl tests (apt-get install kubernetes-client)\n",
+  );
+}
+
+const SANDBOX_YAML = (image: string) => `apiVersion: agents.x-k8s.io/v1beta1
+kind: Sandbox
+metadata:
+  name: sb1
+spec:
+  podTemplate:
+    spec:
+      containers:
+      - name: main
+        image: ${image}
+`;
+
+describe.skipIf(!available)("kubectl against kube-sim (§1, §4, §9)", () => {
+  let sim: KubeSim;
+  let dir: string;
+  const kubectl = async (...args: string[]): Promise<{ code: number; out: string }> => {
+    try {
+      const { stdout, stderr } = await run(
+        "kubectl",
+        ["--kubeconfig", join(dir, "config"), ...args],
+        { timeout: 20_000 },
+      );
+      return { code: 0, out: `${stdout}${stderr}`.trim() };
+    } catch (error) {
+      const failed = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: failed.code ?? 1, out: `${failed.stdout ?? ""}${failed.stderr ?? ""}`.trim() };
+    }
+  };
+  const file = (name: string, text: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  beforeAll(async () => {
+    sim = await startKubeSim();
+    dir = mkdtempSync(join(tmpdir(), "kube-sim-kubectl-"));
+    writeFileSync(join(dir, "config"), sim.kubeConfig());
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("§1 discovery: kubectl api-resources lists the core kinds and the agent-sandbox CRDs with short names", async () => {
+    const { code, out } = await kubectl("api-resources");
+    expect(code).toBe(0);
+    expect(out).toMatch(/sandboxes\s+sandbox\s+agents\.x-k8s\.io\/v1beta1\s+true\s+Sandbox/);
+    expect(out).toMatch(
+      /sandboxwarmpools\s+swp\s+extensions\.agents\.x-k8s\.io\/v1beta1\s+true\s+SandboxWarmPool/,
+    );
+    expect(out).toMatch(/pods\s+po\s+v1\s+true\s+Pod/);
+  });
+
+  it("§4.5 kubectl apply creates, leaves an unchanged object alone, and configures a change (generation + 1)", async () => {
+    // kubectl's client-side validation needs the OpenAPI documents, which the simulator does not serve.
+    expect(
+      (await kubectl("apply", "--validate=false", "-f", file("a.yaml", SANDBOX_YAML("busybox"))))
+        .out,
+    ).toBe("sandbox.agents.x-k8s.io/sb1 created");
+    expect(
+      (await kubectl("apply", "--validate=false", "-f", file("a.yaml", SANDBOX_YAML("busybox"))))
+        .out,
+    ).toBe("sandbox.agents.x-k8s.io/sb1 unchanged");
+    expect(
+      (await kubectl("apply", "--validate=false", "-f", file("b.yaml", SANDBOX_YAML("alpine"))))
+        .out,
+    ).toBe("sandbox.agents.x-k8s.io/sb1 configured");
+    const got = await kubectl(
+      "get",
+      "sandbox",
+      "sb1",
+      "-o",
+      "jsonpath={.spec.podTemplate.spec.containers[0].image} {.metadata.generation} {.spec.operatingMode}",
+    );
+    expect(got.out).toBe("alpine 2 Running");
+  });
+
+  it("§4.5 kubectl apply --server-side sends an apply patch with its field manager", async () => {
+    const { code, out } = await kubectl(
+      "apply",
+      "--server-side",
+      "--validate=false",
+      "-f",
+      file("c.yaml", SANDBOX_YAML("debian")),
+    );
+    expect(code).toBe(0);
+    expect(out).toBe("sandbox.agents.x-k8s.io/sb1 serverside-applied");
+  });
+
+  it("§4.5 kubectl patch: merge works on a CR; the default strategic merge is refused with the 415 text", async () => {
+    expect(
+      (
+        await kubectl(
+          "patch",
+          "sandbox",
+          "sb1",
+          "--type=merge",
+          "-p",
+          '{"metadata":{"labels":{"team":"x"}}}',
+        )
+      ).out,
+    ).toBe("sandbox.agents.x-k8s.io/sb1 patched");
+    const smp = await kubectl(
+      "patch",
+      "sandbox",
+      "sb1",
+      "-p",
+      '{"metadata":{"labels":{"team":"y"}}}',
+    );
+    expect(smp.code).not.toBe(0);
+    expect(smp.out).toContain(
+      "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+    );
+    expect((await kubectl("get", "sandboxes", "-l", "team=x", "-o", "name")).out).toBe(
+      "sandbox.agents.x-k8s.io/sb1",
+    );
+  });
+
+  it("§3 kubectl shows the NotFound and AlreadyExists messages", async () => {
+    const missing = await kubectl("get", "sandbox", "nope");
+    expect(missing.out).toBe(
+      'Error from server (NotFound): sandboxes.agents.x-k8s.io "nope" not found',
+    );
+    const cm = file(
+      "cm.yaml",
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata:\n  a: '1'\n",
+    );
+    expect((await kubectl("create", "--validate=false", "-f", cm)).out).toBe(
+      "configmap/cm1 created",
+    );
+    expect((await kubectl("create", "--validate=false", "-f", cm)).out).toContain(
+      "Error from server (AlreadyExists): error when creating",
+    );
+  });
+
+  it("§4.9 kubectl delete removes the object and waits for it to be gone", async () => {
+    expect((await kubectl("delete", "sandbox", "sb1")).out).toBe(
+      'sandbox.agents.x-k8s.io "sb1" deleted',
+    );
+    expect((await kubectl("get", "sandboxes")).out).toBe(
+      "No resources found in default namespace.",
+    );
+  });
+});
