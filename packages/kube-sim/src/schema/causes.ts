@@ -82,10 +82,13 @@ export function isBlocking(cause: FieldCause): boolean {
   }
 }
 
-/** The cause Kubernetes adds (with field `<nil>`) when a blocking error kept CEL rules from running. */
+/**
+ * The cause Kubernetes adds (with field `<nil>`) when a blocking error kept CEL rules from
+ * running; its bad value is nil, which Kubernetes prints as the quoted string "null".
+ */
 export const RULES_NOT_CHECKED: FieldCause = {
   reason: "FieldValueInvalid",
   field: "<nil>",
   message:
-    "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+    'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
 };

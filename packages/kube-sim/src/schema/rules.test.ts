@@ -53,7 +53,7 @@ describe("§5 the CEL rule on v1beta1 Sandbox spec (volumeClaimTemplates is immu
     expect(causes.map((c) => c.reason)).toEqual(["FieldValueNotSupported", "FieldValueInvalid"]);
     expect(causes[1]).toEqual(RULES_NOT_CHECKED);
     expect(RULES_NOT_CHECKED.message).toBe(
-      "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+      'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     );
   });
 
