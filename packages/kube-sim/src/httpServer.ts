@@ -8,6 +8,7 @@ import { fromStorage, parseDryRun, parseFieldValidation, stamp } from "./codec.t
 import { KubeStatusError, internalError } from "./errors.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } from "./discovery.ts";
 import type { KubeObject } from "./objects.ts";
+import type { RequestInterceptor } from "./interceptors.ts";
 import type { ObjectRegistry } from "./objectRegistry.ts";
 import { resourceKey } from "./objectRegistry.ts";
 import type { ApiResponse, ResourceHandlers } from "./resourceHandlers.ts";
@@ -28,6 +29,7 @@ export interface HttpResources {
   registry: ObjectRegistry;
   handlers: ResourceHandlers;
   hub: WatchHub;
+  interceptors: RequestInterceptor[];
 }
 
 /** `299 - "<text>"` with the text quoted as an HTTP quoted-string. */
@@ -104,6 +106,10 @@ async function handle($: HttpResources, req: IncomingMessage, res: ServerRespons
   const url = new URL(req.url ?? "/", "http://localhost");
   const method = req.method ?? "GET";
   const body = await readBody(req);
+  for (const intercept of $.interceptors) {
+    const injected = intercept({ method, path: url.pathname, query: url.searchParams });
+    if (injected !== undefined) throw injected;
+  }
   const routed = route(url.pathname, $.types);
   const described = discovery(routed, req, $.types);
   if (described !== undefined) {

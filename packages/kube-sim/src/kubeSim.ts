@@ -5,6 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AdmissionHook } from "./admission.ts";
+import type { RequestInterceptor } from "./interceptors.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { DeletionSystem } from "./deletion.ts";
@@ -29,6 +30,8 @@ export interface KubeSimOptions {
   admission?: AdmissionHook[];
   /** The random part of generated names; tests inject a fixed one to force collisions. */
   nameSuffix?: NameSuffix;
+  /** Request interceptors, run before routing; the seam for injected API errors. */
+  interceptors?: RequestInterceptor[];
 }
 
 export interface KubeSim extends AsyncDisposable {
@@ -39,6 +42,8 @@ export interface KubeSim extends AsyncDisposable {
   readonly types: ResourceRegistry;
   /** Appendable: hooks added later apply to the next request. */
   readonly admission: AdmissionHook[];
+  /** Appendable, like `admission`. */
+  readonly interceptors: RequestInterceptor[];
   kubeConfig(namespace?: string): string;
   /** Drops the whole watch history: every earlier resourceVersion now answers 410 Expired. */
   compact(): void;
@@ -85,7 +90,10 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
 
   admission.push(...(options.admission ?? []));
 
-  const server = createServer(requestListener({ store, types, registry, handlers, hub }));
+  const interceptors = [...(options.interceptors ?? [])];
+  const server = createServer(
+    requestListener({ store, types, registry, handlers, hub, interceptors }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => {
@@ -112,6 +120,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     registry,
     types,
     admission,
+    interceptors,
     kubeConfig: (namespace) => kubeConfigYaml(url, namespace),
     compact: () => {
       store.compact();

@@ -289,4 +289,38 @@ describe("create, get, list (§4.1–§4.3, §9.1)", () => {
     expect(res.status).toBe(500);
     expect(res.body.message).toBe("resourceVersion should not be set on objects to be created");
   });
+
+  it("§6.1 ValidatingAdmissionPolicy and its binding are stored cluster-scoped (evaluation is part 2)", async () => {
+    await using f = await simFixture();
+    const base = "/apis/admissionregistration.k8s.io/v1";
+    const policy = await f.http(`${base}/validatingadmissionpolicies`, {
+      method: "POST",
+      body: {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingAdmissionPolicy",
+        metadata: { name: "claim-quota", namespace: "ignored" },
+        spec: { failurePolicy: "Fail", validations: [{ expression: "true" }] },
+      },
+    });
+    expect(policy.status).toBe(201);
+    expect(metadataOf(policy.body).namespace).toBeUndefined();
+    expect(metadataOf(policy.body).generation).toBe(1);
+    const binding = await f.http(`${base}/validatingadmissionpolicybindings`, {
+      method: "POST",
+      body: {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingAdmissionPolicyBinding",
+        metadata: { name: "claim-quota-binding" },
+        spec: { policyName: "claim-quota", validationActions: ["Deny"] },
+      },
+    });
+    expect(binding.status).toBe(201);
+    const list = await f.http(`${base}/validatingadmissionpolicybindings`);
+    expect(
+      (list.body.items as Record<string, unknown>[]).map((item) => metadataOf(item).name),
+    ).toEqual(["claim-quota-binding"]);
+    expect((await f.http(`${base}/namespaces/default/validatingadmissionpolicies`)).status).toBe(
+      404,
+    );
+  });
 });

@@ -306,7 +306,7 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
   });
 });
 
-describe("compare-and-swap with JSON Patch (§4.5, TOOLCHAIN §6)", () => {
+describe("JSON Patch compare-and-swap and limits (§4.5, TOOLCHAIN §6)", () => {
   it("§4.5 of several concurrent test-and-replace patches on the same value exactly one succeeds, the rest get 422", async () => {
     await using f = await simFixture();
     await f.core.createNamespacedConfigMap({
@@ -328,5 +328,25 @@ describe("compare-and-swap with JSON Patch (§4.5, TOOLCHAIN §6)", () => {
     const winner = results.find((r) => r.status === 200);
     const stored = await f.core.readNamespacedConfigMap({ namespace: "default", name: "epoch" });
     expect(stored.data).toEqual((winner?.body as { data: unknown }).data);
+  });
+
+  it("§4.5 a JSON patch with more than 10000 operations is 413", async () => {
+    await using f = await simFixture();
+    await f.core.createNamespacedConfigMap({
+      namespace: "default",
+      body: { metadata: { name: "cm" } },
+    });
+    const ops = Array.from({ length: 10_001 }, () => ({
+      op: "test",
+      path: "/metadata/name",
+      value: "cm",
+    }));
+    const res = await f.http("/api/v1/namespaces/default/configmaps/cm", {
+      method: "PATCH",
+      contentType: "application/json-patch+json",
+      body: ops,
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.reason).toBe("RequestEntityTooLarge");
   });
 });
