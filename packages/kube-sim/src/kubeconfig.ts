@@ -1,12 +1,12 @@
 /** The kubeconfig that points kubectl and client-node at the simulator. */
-import { stringify } from "yaml";
+import { dump } from "js-yaml";
 
 /**
  * A kubeconfig for a plain-HTTP server: client-node 1.1+ refuses `http://` unless
  * `insecure-skip-tls-verify` is set (§1, C8). The token is never checked.
  */
 export function kubeConfigYaml(url: string, namespace = "default"): string {
-  return stringify({
+  return dump({
     apiVersion: "v1",
     kind: "Config",
     clusters: [{ name: "kube-sim", cluster: { server: url, "insecure-skip-tls-verify": true } }],

@@ -4,7 +4,7 @@
  */
 import fastJsonPatch from "fast-json-patch";
 import type { Operation } from "fast-json-patch";
-import { parse as parseYaml } from "yaml";
+import { load as parseYaml } from "js-yaml";
 import {
   ACCEPTED_PATCH_TYPES,
   KubeStatusError,

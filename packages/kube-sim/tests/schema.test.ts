@@ -52,8 +52,9 @@ describe("schemas, pruning and versions at the HTTP edge (§5, §9.6)", () => {
       }),
     );
     expect(bad.code).toBe(422);
+    // The CRD has a CEL rule, so Kubernetes adds that a blocking error kept it from running.
     expect(bad.status.message).toBe(
-      'Sandbox.agents.x-k8s.io "sb1" is invalid: spec.operatingMode: Unsupported value: "Paused": supported values: "Running", "Suspended"',
+      'Sandbox.agents.x-k8s.io "sb1" is invalid: [spec.operatingMode: Unsupported value: "Paused": supported values: "Running", "Suspended", <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]',
     );
     expect(bad.status.details).toMatchObject({
       name: "sb1",
@@ -163,6 +164,7 @@ describe("several schema causes (§3, §5)", () => {
     expect(res.status).toBe(422);
     const causes = (res.body.details as { causes: { field: string; message: string }[] }).causes;
     expect(causes.map((c) => c.field).sort()).toEqual([
+      "<nil>",
       "spec.operatingMode",
       "spec.shutdownPolicy",
     ]);
