@@ -141,6 +141,21 @@ export class DeletionSystem {
         break;
     }
     const key = resourceKey(type);
+    const persisted = (kind: "marked" | "removed") => ({
+      kind,
+      object: fromStorage(
+        type,
+        this.write(
+          context,
+          () =>
+            kind === "removed"
+              ? this.$.store.remove(key, stored)
+              : this.$.store.update(key, stored),
+          stored,
+        ),
+        version,
+      ),
+    });
     if (
       type.kind === "Pod" &&
       type.group === "" &&
@@ -162,37 +177,14 @@ export class DeletionSystem {
       if (type.tracksGeneration) metadata.generation = (metadata.generation ?? 1) + 1;
       metadata.finalizers = finalizers.length > 0 ? finalizers : undefined;
       if (metadata.finalizers === undefined) delete metadata.finalizers;
-      return {
-        kind: "marked",
-        object: fromStorage(
-          type,
-          this.write(context, () => this.$.store.update(key, stored), stored),
-          version,
-        ),
-      };
+      return persisted("marked");
     }
-    if (finalizers.length === 0) {
-      return {
-        kind: "removed",
-        object: fromStorage(
-          type,
-          this.write(context, () => this.$.store.remove(key, stored), stored),
-          version,
-        ),
-      };
-    }
+    if (finalizers.length === 0) return persisted("removed");
     metadata.finalizers = finalizers;
     metadata.deletionTimestamp = timestamp(this.$.clock);
     metadata.deletionGracePeriodSeconds = 0;
     // The first time deletionTimestamp is set, generation moves (K7 markAsDeleting).
     if (type.tracksGeneration) metadata.generation = (metadata.generation ?? 1) + 1;
-    return {
-      kind: "marked",
-      object: fromStorage(
-        type,
-        this.write(context, () => this.$.store.update(key, stored), stored),
-        version,
-      ),
-    };
+    return persisted("marked");
   }
 }

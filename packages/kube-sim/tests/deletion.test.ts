@@ -11,9 +11,8 @@ import {
   sandbox,
   simFixture,
   watchUntil,
+  type Obj,
 } from "./harness.ts";
-
-type Obj = Record<string, unknown>;
 
 function ownedBy(owner: Obj, kind: string, apiVersion: string): Obj[] {
   const meta = metadataOf(owner);

@@ -8,9 +8,8 @@ import {
   sandbox,
   simFixture,
   watchUntil,
+  type Obj,
 } from "./harness.ts";
-
-type Obj = Record<string, unknown>;
 
 describe("generation and the /status subresource (§2, §4.6, §9.5)", () => {
   it("§9.5 a spec change bumps generation; a label change does not", async () => {

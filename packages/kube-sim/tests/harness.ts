@@ -65,6 +65,17 @@ export interface Fixture extends AsyncDisposable {
   ) => Promise<{ status: number; headers: Headers; body: Record<string, unknown> }>;
 }
 
+/** A JSON object as the API answers it. */
+export type Obj = Record<string, unknown>;
+
+/** Creates `sandbox(name)` through the client and answers the stored object. */
+export async function createdSandbox(f: Fixture, name = "sb1"): Promise<Obj> {
+  return (await f.custom.createNamespacedCustomObject({
+    ...SANDBOXES,
+    body: sandbox(name),
+  })) as Obj;
+}
+
 export async function simFixture(options: KubeSimOptions = {}): Promise<Fixture> {
   const sim = await startKubeSim(options);
   const kc = new k8s.KubeConfig();

@@ -8,23 +8,15 @@ import {
   SANDBOX_PATH,
   failure,
   metadataOf,
-  sandbox,
   simFixture,
+  type Obj,
+  createdSandbox,
 } from "./harness.ts";
-
-type Obj = Record<string, unknown>;
-
-async function created(f: Awaited<ReturnType<typeof simFixture>>, name = "sb1"): Promise<Obj> {
-  return (await f.custom.createNamespacedCustomObject({
-    ...SANDBOXES,
-    body: sandbox(name),
-  })) as Obj;
-}
 
 describe("patch (§4.5, §9.2–§9.4)", () => {
   it("§9.2 a merge patch with a stale metadata.resourceVersion is 409; without one it is 200", async () => {
     await using f = await simFixture();
-    const sb = await created(f);
+    const sb = await createdSandbox(f);
     const rv = String(metadataOf(sb).resourceVersion);
     await f.custom.patchNamespacedCustomObject(
       { ...SANDBOXES, name: "sb1", body: { metadata: { labels: { a: "1" } } } },
@@ -71,7 +63,7 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
 
   it("§9.3 a JSON patch whose test op fails is 422 with the generic body and changes nothing; with the fresh version it is 200", async () => {
     await using f = await simFixture();
-    const sb = await created(f);
+    const sb = await createdSandbox(f);
     const stale = String(metadataOf(sb).resourceVersion);
     const labelled = (await f.custom.patchNamespacedCustomObject(
       { ...SANDBOXES, name: "sb1", body: { metadata: { labels: { a: "1" } } } },
@@ -107,7 +99,7 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
 
   it("§4.5 JSON patch: add under a missing parent is 422, ~1 escapes a slash, a non-array body is 400", async () => {
     await using f = await simFixture();
-    await created(f);
+    await createdSandbox(f);
     const missingParent = await f.http(`${SANDBOX_PATH}/sb1`, {
       method: "PATCH",
       contentType: "application/json-patch+json",
@@ -138,7 +130,7 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
 
   it("§3 a merge patch body that is an array is 422 on field patch; null or malformed JSON is 400 Invalid JSON Patch", async () => {
     await using f = await simFixture();
-    await created(f);
+    await createdSandbox(f);
     const array = await f.http(`${SANDBOX_PATH}/sb1`, {
       method: "PATCH",
       contentType: "application/merge-patch+json",
@@ -164,7 +156,7 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
 
   it("§9.4 strategic merge patch to a Sandbox is 415 with the exact accepted-types text", async () => {
     await using f = await simFixture();
-    await created(f);
+    await createdSandbox(f);
     const res = await f.http(`${SANDBOX_PATH}/sb1`, {
       method: "PATCH",
       contentType: "application/strategic-merge-patch+json",
@@ -191,7 +183,7 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
 
   it("§9.4 KubernetesObjectApi.patch with no strategy (strategic merge) is 415 on a CR and works on a Pod's labels", async () => {
     await using f = await simFixture();
-    await created(f);
+    await createdSandbox(f);
     const err = await f.objects
       .patch({
         apiVersion: "agents.x-k8s.io/v1beta1",
@@ -218,7 +210,7 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
 
   it("§9.4 patchNamespacedCustomObject with an object body and no header options sends JSON Patch and gets 400", async () => {
     await using f = await simFixture();
-    await created(f);
+    await createdSandbox(f);
     const res = await failure(
       f.custom.patchNamespacedCustomObject({
         ...SANDBOXES,
@@ -279,7 +271,7 @@ describe("patch (§4.5, §9.2–§9.4)", () => {
 
   it("§4.5 force on a non-apply patch is 422 Forbidden; a patch of a missing object is 404", async () => {
     await using f = await simFixture();
-    await created(f);
+    await createdSandbox(f);
     const forced = await f.http(`${SANDBOX_PATH}/sb1?force=true`, {
       method: "PATCH",
       contentType: "application/merge-patch+json",

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { SANDBOXES, SANDBOX_PATH, failure, metadataOf, sandbox, simFixture } from "./harness.ts";
-
-type Obj = Record<string, unknown>;
+import {
+  SANDBOXES,
+  SANDBOX_PATH,
+  failure,
+  metadataOf,
+  sandbox,
+  simFixture,
+  type Obj,
+} from "./harness.ts";
 
 describe("schemas, pruning and versions at the HTTP edge (§5, §9.6)", () => {
   it("§9.6 spec.replicas on a v1beta1 Sandbox is pruned and answered with a Warning header", async () => {

@@ -1,20 +1,20 @@
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's model classes are plain data, and request bodies are object literals as in its own examples. */
 import { describe, expect, it } from "vitest";
-import { SANDBOXES, SANDBOX_PATH, failure, metadataOf, sandbox, simFixture } from "./harness.ts";
-
-type Obj = Record<string, unknown>;
-
-async function created(f: Awaited<ReturnType<typeof simFixture>>, name = "sb1"): Promise<Obj> {
-  return (await f.custom.createNamespacedCustomObject({
-    ...SANDBOXES,
-    body: sandbox(name),
-  })) as Obj;
-}
+import {
+  SANDBOXES,
+  SANDBOX_PATH,
+  failure,
+  metadataOf,
+  sandbox,
+  simFixture,
+  type Obj,
+  createdSandbox,
+} from "./harness.ts";
 
 describe("update (§2, §4.4, §9.2)", () => {
   it("§9.2 a PUT with a stale resourceVersion is 409 Conflict with the exact text", async () => {
     await using f = await simFixture();
-    const sb = await created(f);
+    const sb = await createdSandbox(f);
     await f.custom.replaceNamespacedCustomObject({
       ...SANDBOXES,
       name: "sb1",
@@ -43,7 +43,7 @@ describe("update (§2, §4.4, §9.2)", () => {
 
   it("§9.2 a PUT without resourceVersion on a CR is 422 with the exact body; on a core kind it is unconditional", async () => {
     await using f = await simFixture();
-    await created(f);
+    await createdSandbox(f);
     const res = await f.http(`${SANDBOX_PATH}/sb1`, { method: "PUT", body: sandbox("sb1") });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
@@ -82,7 +82,7 @@ describe("update (§2, §4.4, §9.2)", () => {
 
   it("§2 a PUT with another uid is 409; client changes to creationTimestamp and generation are ignored", async () => {
     await using f = await simFixture();
-    const sb = await created(f);
+    const sb = await createdSandbox(f);
     const meta = metadataOf(sb);
     const wrongUid = await failure(
       f.custom.replaceNamespacedCustomObject({
@@ -116,7 +116,7 @@ describe("update (§2, §4.4, §9.2)", () => {
 
   it("§4.4 concurrent optimistic updates: exactly one of two racing PUTs with the same resourceVersion wins", async () => {
     await using f = await simFixture();
-    const sb = await created(f);
+    const sb = await createdSandbox(f);
     const put = (value: string) =>
       f.http(`${SANDBOX_PATH}/sb1`, {
         method: "PUT",

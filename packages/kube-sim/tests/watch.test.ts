@@ -10,9 +10,8 @@ import {
   sandbox,
   simFixture,
   watchUntil,
+  type Obj,
 } from "./harness.ts";
-
-type Obj = Record<string, unknown>;
 
 /** Reads a raw watch response to its end (the server must close it). */
 async function readStream(url: string): Promise<{ status: number; lines: Obj[] }> {
