@@ -7,6 +7,19 @@ import type { ResourceType } from "./resourceTypes.ts";
 
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE";
 
+/** Who makes a request. Authentication is not simulated, so HTTP requests use {@link DEFAULT_USER}. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+}
+
+/** The identity a kubeconfig for a kind or kubeadm cluster has. */
+export const DEFAULT_USER: UserInfo = {
+  username: "kubernetes-admin",
+  groups: ["system:masters", "system:authenticated"],
+};
+
 export interface AdmissionRequest {
   operation: AdmissionOperation;
   type: ResourceType;
@@ -19,6 +32,9 @@ export interface AdmissionRequest {
   object: KubeObject | undefined;
   /** The stored object; undefined on CREATE. */
   oldObject: KubeObject | undefined;
+  /** Filled from the request context by the registry: in-process writers may set their own. */
+  userInfo?: UserInfo;
+  dryRun?: boolean;
 }
 
 /**

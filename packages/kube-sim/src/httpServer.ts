@@ -28,7 +28,18 @@ export interface HttpResources {
   registry: ObjectRegistry;
   handlers: ResourceHandlers;
   hub: WatchHub;
+  /** Runs before routing: the request log and fault injection (src/faults/). */
+  intercept?: RequestInterceptor;
 }
+
+/**
+ * A pre-dispatch step. It may hold a request (latency, hangs), answer it itself ("answered"), or
+ * let it through ("continue"); it sees every request, discovery and unknown paths included.
+ */
+export type RequestInterceptor = (
+  req: IncomingMessage,
+  res: ServerResponse,
+) => Promise<"continue" | "answered">;
 
 /** `299 - "<text>"` with the text quoted as an HTTP quoted-string. */
 export function warningHeader(text: string): string {
@@ -86,17 +97,20 @@ export function requestListener(
   $: HttpResources,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    void handle($, req, res).catch((error: unknown) => {
-      const failure =
-        error instanceof KubeStatusError
-          ? error
-          : internalError(error instanceof Error ? error.message : String(error));
-      if (res.headersSent) {
-        res.end();
-        return;
-      }
-      send(res, { status: failure.code, body: failure.toStatus() }, []);
-    });
+    const intercepted = $.intercept?.(req, res) ?? Promise.resolve("continue");
+    void intercepted
+      .then((outcome) => (outcome === "answered" ? undefined : handle($, req, res)))
+      .catch((error: unknown) => {
+        const failure =
+          error instanceof KubeStatusError
+            ? error
+            : internalError(error instanceof Error ? error.message : String(error));
+        if (res.headersSent) {
+          res.end();
+          return;
+        }
+        send(res, { status: failure.code, body: failure.toStatus() }, []);
+      });
   };
 }
 

@@ -7,3 +7,8 @@ export { KubeStatusError } from "./errors.ts";
 export type { StatusCause, StatusReason } from "./errors.ts";
 export type { KubeObject } from "./objects.ts";
 export { kubeConfigYaml } from "./kubeconfig.ts";
+export type { FaultEffect, FaultHandle, FaultSpec } from "./faults/faultRules.ts";
+export type { FaultCode } from "./faults/faultStatus.ts";
+export type { LoggedRequest, RequestQuery } from "./faults/requestLog.ts";
+export type { Verb } from "./faults/requestInfo.ts";
+export type { UserInfo } from "./admission.ts";

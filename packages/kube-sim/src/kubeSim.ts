@@ -5,9 +5,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AdmissionHook } from "./admission.ts";
+import { validatingAdmissionPolicyHook } from "./admissionPolicy/policyHook.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { DeletionSystem } from "./deletion.ts";
+import { faultInterceptor } from "./faults/faultInterceptor.ts";
+import { FaultInjector } from "./faults/faultRules.ts";
+import { DEFAULT_REQUEST_LOG_LIMIT, RequestLog } from "./faults/requestLog.ts";
 import { GarbageCollector } from "./garbageCollector.ts";
 import { requestListener } from "./httpServer.ts";
 import { kubeConfigYaml } from "./kubeconfig.ts";
@@ -29,6 +33,12 @@ export interface KubeSimOptions {
   admission?: AdmissionHook[];
   /** The random part of generated names; tests inject a fixed one to force collisions. */
   nameSuffix?: NameSuffix;
+  /** ValidatingAdmissionPolicy evaluation (§6); on unless `false`, as a cluster always runs it. */
+  validatingAdmissionPolicy?: boolean;
+  /** Seeds the RNG of fault rules given a `rate` (default 1). */
+  faultSeed?: number;
+  /** How many requests the request log keeps (default 10 000). */
+  requestLogLimit?: number;
 }
 
 export interface KubeSim extends AsyncDisposable {
@@ -37,6 +47,10 @@ export interface KubeSim extends AsyncDisposable {
   readonly store: ObjectStore;
   readonly registry: ObjectRegistry;
   readonly types: ResourceRegistry;
+  /** Fault injection (409/422/429/500/503, latency, hangs, dropped watches). */
+  readonly faults: FaultInjector;
+  /** Every request received, with its answer and any injected fault. */
+  readonly requests: RequestLog;
   /** Appendable: hooks added later apply to the next request. */
   readonly admission: AdmissionHook[];
   kubeConfig(namespace?: string): string;
@@ -83,9 +97,17 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     );
   }
 
+  if (options.validatingAdmissionPolicy !== false) {
+    admission.push(validatingAdmissionPolicyHook({ store, types }));
+  }
   admission.push(...(options.admission ?? []));
 
-  const server = createServer(requestListener({ store, types, registry, handlers, hub }));
+  const faults = new FaultInjector(options.faultSeed ?? 1);
+  const requests = new RequestLog(options.requestLogLimit ?? DEFAULT_REQUEST_LOG_LIMIT);
+  const intercept = faultInterceptor({ types, faults, log: requests });
+  const server = createServer(
+    requestListener({ store, types, registry, handlers, hub, intercept }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => {
@@ -98,6 +120,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       gc.stop();
+      faults.releaseAll();
       hub.closeAll();
       server.close(() => {
         resolve();
@@ -112,6 +135,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     registry,
     types,
     admission,
+    faults,
+    requests,
     kubeConfig: (namespace) => kubeConfigYaml(url, namespace),
     compact: () => {
       store.compact();

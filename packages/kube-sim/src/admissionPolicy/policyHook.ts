@@ -1,0 +1,231 @@
+/**
+ * ValidatingAdmissionPolicy as an admission hook (§6, K14 dispatcher). Policies, bindings and
+ * params are read from the store on every request, so a new policy applies at once (the spec
+ * allows that; real servers lag by an informer sync). Compiled expressions are cached per policy
+ * resourceVersion in evaluation.ts.
+ */
+import type { AdmissionHook, AdmissionRequest } from "../admission.ts";
+import { DEFAULT_USER } from "../admission.ts";
+import type { MessageCause, StatusDetails } from "../errors.ts";
+import { KubeStatusError, qualifiedResource } from "../errors.ts";
+import type { KubeObject } from "../objects.ts";
+import { meta } from "../objects.ts";
+import type { ResourceRegistry, ResourceType } from "../resourceTypes.ts";
+import { groupVersion } from "../resourceTypes.ts";
+import type { ObjectStore } from "../store.ts";
+import { evaluatePolicy } from "./evaluation.ts";
+import { matches, selectorMatches } from "./matching.ts";
+import type { Binding, Policy, ValidationReason } from "./policyObjects.ts";
+import { bindingOf, policyOf } from "./policyObjects.ts";
+
+const GROUP = "admissionregistration.k8s.io";
+const POLICIES = `${GROUP}/validatingadmissionpolicies`;
+const BINDINGS = `${GROUP}/validatingadmissionpolicybindings`;
+
+/** One denial: only the first one found is answered (§6.4). */
+interface Denial {
+  policy: string;
+  binding: string | undefined;
+  message: string;
+  reason: ValidationReason;
+}
+
+/** Where params come from, or why there are none (a configuration error). */
+type Params =
+  { kind: "params"; objects: (KubeObject | null)[] } | { kind: "configError"; message: string };
+
+function paramType(
+  types: ResourceRegistry,
+  paramKind: Policy["paramKind"],
+): ResourceType | undefined {
+  if (paramKind === undefined) return undefined;
+  return types.types.find(
+    (type) =>
+      type.kind === paramKind.kind &&
+      type.versions.some((version) => groupVersion(type, version.name) === paramKind.apiVersion),
+  );
+}
+
+function resolveParams(
+  $: { store: ObjectStore; types: ResourceRegistry },
+  evaluation: { policy: Policy; binding: Binding; request: AdmissionRequest },
+): Params {
+  const { policy, binding, request } = evaluation;
+  // paramKind without paramRef (or no paramKind at all): params is null (§6.2).
+  if (policy.paramKind === undefined || binding.paramRef === undefined) {
+    return { kind: "params", objects: [null] };
+  }
+  const type = paramType($.types, policy.paramKind);
+  if (type === undefined) {
+    return {
+      kind: "configError",
+      message: `failed to configure binding: paramKind kind \`${policy.paramKind.kind}\` not known`,
+    };
+  }
+  const ref = binding.paramRef;
+  let namespace: string | undefined;
+  if (type.namespaced) {
+    // An empty paramRef.namespace means the request's own namespace (§6.2).
+    namespace =
+      ref.namespace !== undefined && ref.namespace !== "" ? ref.namespace : request.namespace;
+    if (namespace === undefined) {
+      return {
+        kind: "configError",
+        message:
+          "failed to configure binding: cannot use namespaced paramRef in policy binding that matches cluster-scoped resources",
+      };
+    }
+  }
+  const resource = `${type.group}/${type.plural}`;
+  let found: KubeObject[];
+  if (ref.name !== undefined && ref.name !== "") {
+    const one = $.store.get(resource, namespace, ref.name);
+    found = one === undefined ? [] : [one];
+  } else {
+    const selector = ref.selector ?? { matchLabels: {}, matchExpressions: [] };
+    found = $.store
+      .list(resource, namespace)
+      .filter((object) => selectorMatches(selector, meta(object).labels));
+  }
+  if (found.length > 0) return { kind: "params", objects: found };
+  if (ref.parameterNotFoundAction === "Allow") return { kind: "params", objects: [] };
+  return {
+    kind: "configError",
+    message:
+      "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+  };
+}
+
+/** The AdmissionRequest-shaped map CEL sees as `request` (§6.3). */
+function requestVariable(request: AdmissionRequest): Record<string, unknown> {
+  const { type } = request;
+  const gvk = { group: type.group, version: type.storageVersion, kind: type.kind };
+  const gvr = { group: type.group, version: request.version, resource: type.plural };
+  const user = request.userInfo ?? DEFAULT_USER;
+  return {
+    kind: gvk,
+    resource: gvr,
+    subResource: request.subresource,
+    requestKind: { ...gvk, version: request.version },
+    requestResource: gvr,
+    requestSubResource: request.subresource,
+    name: request.name,
+    namespace: request.namespace ?? "",
+    operation: request.operation,
+    userInfo: { username: user.username, uid: user.uid ?? "", groups: user.groups },
+    dryRun: request.dryRun === true,
+  };
+}
+
+/**
+ * The answer to a denial (§6.4): `admission.NewForbidden`'s wording with the validation's reason
+ * and its code, and the message repeated as the one cause.
+ */
+export function denialError(request: AdmissionRequest, denial: Denial): KubeStatusError {
+  const text =
+    denial.binding === undefined
+      ? `ValidatingAdmissionPolicy '${denial.policy}' denied request: ${denial.message}`
+      : `ValidatingAdmissionPolicy '${denial.policy}' with binding '${denial.binding}' denied request: ${denial.message}`;
+  const name = request.name;
+  const resource = qualifiedResource(request.type);
+  const details: StatusDetails = {};
+  if (name !== "") details.name = name;
+  if (request.type.group !== "") details.group = request.type.group;
+  details.kind = request.type.plural;
+  const cause: MessageCause = { message: text };
+  details.causes = [cause];
+  const message =
+    name === ""
+      ? `${resource} is forbidden: ${text}`
+      : `${resource} "${name}" is forbidden: ${text}`;
+  return new KubeStatusError(denial.reason, message, details);
+}
+
+/** The hook; `startKubeSim` installs it first, as a cluster always runs the plugin. */
+export function validatingAdmissionPolicyHook($: {
+  store: ObjectStore;
+  types: ResourceRegistry;
+}): AdmissionHook {
+  return (request) => {
+    // The policy kinds themselves are exempt, so a bad policy cannot lock itself in.
+    if (request.type.group === GROUP) return undefined;
+    const policies = $.store.list(POLICIES, undefined).map(policyOf);
+    if (policies.length === 0) return undefined;
+    const bindings = $.store.list(BINDINGS, undefined).map(bindingOf);
+    const namespaceObject =
+      request.namespace === undefined
+        ? undefined
+        : $.store.get(`/namespaces`, undefined, request.namespace);
+    const bound = {
+      object: request.object ?? null,
+      oldObject: request.oldObject ?? null,
+      request: requestVariable(request),
+      namespaceObject: namespaceObject ?? null,
+    };
+    const warnings: string[] = [];
+    let denial: Denial | undefined;
+    for (const policy of policies) {
+      if (!matches(policy.matchConstraints, request, { namespaceObject, rulesRequired: true })) {
+        continue;
+      }
+      for (const binding of bindings.filter((b) => b.policyName === policy.name)) {
+        if (
+          binding.matchResources !== undefined &&
+          !matches(binding.matchResources, request, { namespaceObject, rulesRequired: false })
+        ) {
+          continue;
+        }
+        const failures: { message: string; reason: ValidationReason }[] = [];
+        const params = resolveParams($, { policy, binding, request });
+        if (params.kind === "configError") {
+          if (policy.failurePolicy === "Fail")
+            failures.push({ message: params.message, reason: "Invalid" });
+        } else {
+          for (const param of params.objects) {
+            const outcome = evaluatePolicy(policy, { ...bound, params: param });
+            switch (outcome.kind) {
+              case "notMatched":
+                break;
+              case "error":
+                if (policy.failurePolicy === "Fail")
+                  failures.push({ message: outcome.message, reason: "Invalid" });
+                break;
+              case "evaluated":
+                for (const result of outcome.outcomes) {
+                  switch (result.kind) {
+                    case "failed":
+                      failures.push({ message: result.message, reason: result.reason });
+                      break;
+                    case "error":
+                      if (policy.failurePolicy === "Fail")
+                        failures.push({ message: result.message, reason: "Invalid" });
+                      break;
+                  }
+                }
+                break;
+            }
+          }
+        }
+        for (const failure of failures) {
+          for (const action of binding.validationActions) {
+            switch (action) {
+              case "Deny":
+                denial ??= { policy: policy.name, binding: binding.name, ...failure };
+                break;
+              case "Warn":
+                warnings.push(
+                  `Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${failure.message}`,
+                );
+                break;
+              case "Audit":
+                // Audit annotations reach the audit log only; nothing a client can see.
+                break;
+            }
+          }
+        }
+      }
+    }
+    if (denial !== undefined) throw denialError(request, denial);
+    return warnings.length > 0 ? { warnings } : undefined;
+  };
+}
