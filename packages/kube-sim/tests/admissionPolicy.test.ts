@@ -482,4 +482,65 @@ describe("ValidatingAdmissionPolicy (§6, §9 item 10)", () => {
     );
     expect((await rawCreate(f, sandbox("sb2"))).status).toBe(422);
   });
+
+  it("§6.4 a paramKind naming no served kind is a policy configuration error: denied without a binding name", async () => {
+    await using f = await simFixture();
+    await limits(f, "5");
+    await addPolicy(f, { paramKind: { apiVersion: "v1", kind: "Nothing" } });
+    const raw = await rawCreate(f, sandbox("sb1"));
+    expect(raw.status).toBe(422);
+    const text = `ValidatingAdmissionPolicy '${POLICY}' denied request: failed to configure policy: failed to find resource referenced by paramKind: '/v1, Kind=Nothing'`;
+    expect(JSON.parse(raw.text)).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `sandboxes.agents.x-k8s.io "sb1" is forbidden: ${text}`,
+      reason: "Invalid",
+      details: {
+        name: "sb1",
+        group: "agents.x-k8s.io",
+        kind: "sandboxes",
+        causes: [{ message: text }],
+      },
+      code: 422,
+    });
+  });
+
+  it("§6.3 namespaceObject is the request's Namespace", async () => {
+    await using f = await simFixture();
+    await f.core.createNamespace({
+      body: { metadata: { name: "team-a", labels: { tier: "gold" } } },
+    });
+    await f.core.createNamespace({
+      body: { metadata: { name: "team-b", labels: { tier: "tin" } } },
+    });
+    await addPolicy(
+      f,
+      {
+        paramKind: undefined,
+        validations: [
+          {
+            expression: "namespaceObject.metadata.labels.tier == 'gold'",
+            messageExpression:
+              "'tier ' + namespaceObject.metadata.labels.tier + ' may not run sandboxes'",
+          },
+        ],
+      },
+      { paramRef: undefined },
+    );
+    const create = async (
+      namespace: string,
+    ): Promise<{ status: number; body: Record<string, unknown> }> =>
+      f.http(`/apis/agents.x-k8s.io/v1beta1/namespaces/${namespace}/sandboxes`, {
+        method: "POST",
+        body: sandbox("sb1"),
+      });
+    expect((await create("team-a")).status).toBe(201);
+    const denial = await create("team-b");
+    expect(denial.status).toBe(422);
+    expect(denial.body.message).toBe(
+      `sandboxes.agents.x-k8s.io "sb1" is forbidden: ValidatingAdmissionPolicy '${POLICY}' with binding '${BINDING}' denied request: tier tin may not run sandboxes`,
+    );
+  });
 });

@@ -56,12 +56,8 @@ function resolveParams(
     return { kind: "params", objects: [null] };
   }
   const type = paramType($.types, policy.paramKind);
-  if (type === undefined) {
-    return {
-      kind: "configError",
-      message: `failed to configure binding: paramKind kind \`${policy.paramKind.kind}\` not known`,
-    };
-  }
+  // The hook checks the paramKind per policy first; this only narrows the type.
+  if (type === undefined) return { kind: "params", objects: [null] };
   const ref = binding.paramRef;
   let namespace: string | undefined;
   if (type.namespaced) {
@@ -94,6 +90,19 @@ function resolveParams(
     message:
       "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
   };
+}
+
+/**
+ * The configuration error of a policy whose paramKind names no served kind, worded as K14 does,
+ * with the group/version/kind written like Go's GroupVersionKind.String().
+ */
+function paramKindError(types: ResourceRegistry, policy: Policy): string | undefined {
+  const { paramKind } = policy;
+  if (paramKind === undefined || paramType(types, paramKind) !== undefined) return undefined;
+  const [group, version] = paramKind.apiVersion.includes("/")
+    ? paramKind.apiVersion.split("/", 2)
+    : ["", paramKind.apiVersion];
+  return `failed to configure policy: failed to find resource referenced by paramKind: '${group ?? ""}/${version ?? ""}, Kind=${paramKind.kind}'`;
 }
 
 /** The AdmissionRequest-shaped map CEL sees as `request` (§6.3). */
@@ -168,7 +177,22 @@ export function validatingAdmissionPolicyHook($: {
       if (!matches(policy.matchConstraints, request, { namespaceObject, rulesRequired: true })) {
         continue;
       }
-      for (const binding of bindings.filter((b) => b.policyName === policy.name)) {
+      const policyBindings = bindings.filter((b) => b.policyName === policy.name);
+      if (policyBindings.length === 0) continue;
+      const unknownParamKind = paramKindError($.types, policy);
+      if (unknownParamKind !== undefined) {
+        // A policy-level configuration error: no binding in the message, and Deny as the action.
+        if (policy.failurePolicy === "Fail") {
+          denial ??= {
+            policy: policy.name,
+            binding: undefined,
+            message: unknownParamKind,
+            reason: "Invalid",
+          };
+        }
+        continue;
+      }
+      for (const binding of policyBindings) {
         if (
           binding.matchResources !== undefined &&
           !matches(binding.matchResources, request, { namespaceObject, rulesRequired: false })
