@@ -2,6 +2,7 @@
  * The seam for validating admission: hooks run after defaulting and schema validation and before
  * storage, on every writer (§4.1, §6.3). Part 2 plugs ValidatingAdmissionPolicy evaluation in here.
  */
+import type { KubeStatusError } from "./errors.ts";
 import type { KubeObject } from "./objects.ts";
 import type { ResourceType } from "./resourceTypes.ts";
 
@@ -39,6 +40,9 @@ export interface AdmissionRequest {
 
 /**
  * A validating admission hook. It denies by throwing a `KubeStatusError` and may return warnings,
- * which are sent as Warning headers.
+ * which are sent as Warning headers. A hook that both warns and denies returns `deny`: the
+ * warnings still go out with the error, as a real server's warning recorder sends them.
  */
-export type AdmissionHook = (request: AdmissionRequest) => { warnings?: string[] } | undefined;
+export type AdmissionHook = (
+  request: AdmissionRequest,
+) => { warnings?: string[]; deny?: KubeStatusError } | undefined;

@@ -63,6 +63,7 @@ export class ObjectRegistry {
     for (const hook of this.$.admission) {
       const result = hook(seen);
       if (result?.warnings) context.warnings.push(...result.warnings);
+      if (result?.deny) throw result.deny;
     }
   }
 

@@ -543,4 +543,27 @@ describe("ValidatingAdmissionPolicy (§6, §9 item 10)", () => {
       `sandboxes.agents.x-k8s.io "sb1" is forbidden: ValidatingAdmissionPolicy '${POLICY}' with binding '${BINDING}' denied request: tier tin may not run sandboxes`,
     );
   });
+
+  it("§6.3 Warn and Deny bindings together: the denial carries the other binding's Warning header", async () => {
+    await using f = await simFixture();
+    await limits(f, "0");
+    await addPolicy(f);
+    const api = f.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+    await api.createValidatingAdmissionPolicyBinding({
+      body: {
+        metadata: { name: "a-warn-binding" },
+        spec: {
+          policyName: POLICY,
+          validationActions: ["Warn"],
+          paramRef: { name: "limits", parameterNotFoundAction: "Deny" },
+        },
+      },
+    });
+    const raw = await rawCreate(f, sandbox("sb1"));
+    expect(raw.status).toBe(422);
+    expect(raw.text).toBe(denied("sb1", "too many containers"));
+    expect(raw.headers.get("warning")).toBe(
+      `299 - "Validation failed for ValidatingAdmissionPolicy '${POLICY}' with binding 'a-warn-binding': too many containers"`,
+    );
+  });
 });

@@ -249,7 +249,8 @@ export function validatingAdmissionPolicyHook($: {
         }
       }
     }
-    if (denial !== undefined) throw denialError(request, denial);
+    const deny = denial === undefined ? undefined : denialError(request, denial);
+    if (deny !== undefined) return { warnings, deny };
     return warnings.length > 0 ? { warnings } : undefined;
   };
 }
