@@ -150,6 +150,48 @@ export function denialError(request: AdmissionRequest, denial: Denial): KubeStat
   return new KubeStatusError(denial.reason, message, details);
 }
 
+/** A failed validation, or an error that `failurePolicy: Fail` turns into one. */
+interface Failure {
+  message: string;
+  reason: ValidationReason;
+}
+
+/** What failed for one binding, over every param it resolves to (§6.2: all must pass). */
+function bindingFailures(
+  $: { store: ObjectStore; types: ResourceRegistry },
+  evaluation: {
+    policy: Policy;
+    binding: Binding;
+    request: AdmissionRequest;
+    bound: Record<string, unknown>;
+  },
+): Failure[] {
+  const { policy, bound } = evaluation;
+  // Errors count only under Fail; under Ignore they let the request through (§6.3).
+  const onError = (message: string): Failure[] =>
+    policy.failurePolicy === "Fail" ? [{ message, reason: "Invalid" }] : [];
+  const params = resolveParams($, evaluation);
+  if (params.kind === "configError") return onError(params.message);
+  return params.objects.flatMap((param) => {
+    const outcome = evaluatePolicy(policy, { ...bound, params: param });
+    switch (outcome.kind) {
+      case "notMatched":
+        return [];
+      case "error":
+        return onError(outcome.message);
+      case "evaluated":
+        return outcome.outcomes.flatMap((result) => {
+          switch (result.kind) {
+            case "failed":
+              return [{ message: result.message, reason: result.reason }];
+            case "error":
+              return onError(result.message);
+          }
+        });
+    }
+  });
+}
+
 /** The hook; `startKubeSim` installs it first, as a cluster always runs the plugin. */
 export function validatingAdmissionPolicyHook($: {
   store: ObjectStore;
@@ -199,37 +241,7 @@ export function validatingAdmissionPolicyHook($: {
         ) {
           continue;
         }
-        const failures: { message: string; reason: ValidationReason }[] = [];
-        const params = resolveParams($, { policy, binding, request });
-        if (params.kind === "configError") {
-          if (policy.failurePolicy === "Fail")
-            failures.push({ message: params.message, reason: "Invalid" });
-        } else {
-          for (const param of params.objects) {
-            const outcome = evaluatePolicy(policy, { ...bound, params: param });
-            switch (outcome.kind) {
-              case "notMatched":
-                break;
-              case "error":
-                if (policy.failurePolicy === "Fail")
-                  failures.push({ message: outcome.message, reason: "Invalid" });
-                break;
-              case "evaluated":
-                for (const result of outcome.outcomes) {
-                  switch (result.kind) {
-                    case "failed":
-                      failures.push({ message: result.message, reason: result.reason });
-                      break;
-                    case "error":
-                      if (policy.failurePolicy === "Fail")
-                        failures.push({ message: result.message, reason: "Invalid" });
-                      break;
-                  }
-                }
-                break;
-            }
-          }
-        }
+        const failures = bindingFailures($, { policy, binding, request, bound });
         for (const failure of failures) {
           for (const action of binding.validationActions) {
             switch (action) {
