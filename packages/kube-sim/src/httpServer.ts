@@ -29,14 +29,14 @@ export interface HttpResources {
   handlers: ResourceHandlers;
   hub: WatchHub;
   /** Runs before routing: the request log and fault injection (src/faults/). */
-  intercept?: RequestInterceptor;
+  preDispatch?: PreDispatch;
 }
 
 /**
  * A pre-dispatch step. It may hold a request (latency, hangs), answer it itself ("answered"), or
  * let it through ("continue"); it sees every request, discovery and unknown paths included.
  */
-export type RequestInterceptor = (
+export type PreDispatch = (
   req: IncomingMessage,
   res: ServerResponse,
 ) => Promise<"continue" | "answered">;
@@ -97,7 +97,7 @@ export function requestListener(
   $: HttpResources,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const intercepted = $.intercept?.(req, res) ?? Promise.resolve("continue");
+    const intercepted = $.preDispatch?.(req, res) ?? Promise.resolve("continue");
     void intercepted
       .then((outcome) => (outcome === "answered" ? undefined : handle($, req, res)))
       .catch((error: unknown) => {

@@ -104,9 +104,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
 
   const faults = new FaultInjector(options.faultSeed ?? 1);
   const requests = new RequestLog(options.requestLogLimit ?? DEFAULT_REQUEST_LOG_LIMIT);
-  const intercept = faultInterceptor({ types, faults, log: requests });
+  const preDispatch = faultInterceptor({ types, faults, log: requests });
   const server = createServer(
-    requestListener({ store, types, registry, handlers, hub, intercept }),
+    requestListener({ store, types, registry, handlers, hub, preDispatch }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

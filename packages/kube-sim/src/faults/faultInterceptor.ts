@@ -5,7 +5,7 @@
  * clock would deadlock a test awaiting the response before it moves the clock.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RequestInterceptor } from "../httpServer.ts";
+import type { PreDispatch } from "../httpServer.ts";
 import type { ResourceRegistry } from "../resourceTypes.ts";
 import type { FaultInjector } from "./faultRules.ts";
 import { faultError } from "./faultStatus.ts";
@@ -62,7 +62,7 @@ export function faultInterceptor($: {
   types: ResourceRegistry;
   faults: FaultInjector;
   log: RequestLog;
-}): RequestInterceptor {
+}): PreDispatch {
   return async (req: IncomingMessage, res: ServerResponse) => {
     const info = requestInfo(req, $.types);
     const entry = $.log.record(info);
