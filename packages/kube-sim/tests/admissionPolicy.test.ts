@@ -566,4 +566,49 @@ describe("ValidatingAdmissionPolicy (§6, §9 item 10)", () => {
       `299 - "Validation failed for ValidatingAdmissionPolicy '${POLICY}' with binding 'a-warn-binding': too many containers"`,
     );
   });
+
+  it("§6.1 subresource patterns and scope: `sandboxes/status`, `*/*`, and `scope: Cluster`", async () => {
+    await using f = await simFixture();
+    expect((await rawCreate(f, sandbox("sb0"))).status).toBe(201);
+    const rule = (resources: string[], scope = "*"): k8s.V1MatchResources => ({
+      resourceRules: [
+        { apiGroups: ["*"], apiVersions: ["*"], operations: ["UPDATE"], resources, scope },
+      ],
+    });
+    await addPolicy(
+      f,
+      {
+        paramKind: undefined,
+        matchConstraints: rule(["sandboxes/status"]),
+        validations: [{ expression: "false", message: "status is frozen" }],
+      },
+      { paramRef: undefined },
+    );
+    const statusWrite = (): Promise<unknown> =>
+      f.custom.patchNamespacedCustomObjectStatus(
+        { ...SANDBOXES, name: "sb0", body: { status: { replicas: 1 } } },
+        MERGE,
+      );
+    let writes = 0;
+    // Each label write changes the object, so none is a no-op that admission could skip.
+    const labelWrite = (): Promise<unknown> =>
+      f.custom.patchNamespacedCustomObject(
+        { ...SANDBOXES, name: "sb0", body: { metadata: { labels: { x: String(++writes) } } } },
+        MERGE,
+      );
+    expect((await failure(statusWrite())).code).toBe(422);
+    await labelWrite();
+    const api = f.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+    const setRule = (match: k8s.V1MatchResources): Promise<unknown> =>
+      api.patchValidatingAdmissionPolicy(
+        { name: POLICY, body: { spec: { matchConstraints: match } } },
+        MERGE,
+      );
+    await setRule(rule(["*/*"]));
+    expect((await failure(statusWrite())).code).toBe(422);
+    expect((await failure(labelWrite())).code).toBe(422);
+    // Sandboxes are namespaced, so a Cluster-scoped rule does not match them.
+    await setRule(rule(["*/*"], "Cluster"));
+    await labelWrite();
+  });
 });

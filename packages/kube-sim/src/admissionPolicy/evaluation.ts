@@ -165,7 +165,7 @@ export function evaluatePolicy(
       if (result !== false) {
         outcomes.push({
           kind: "error",
-          message: `expression '${validation.expression}' resulted in error: no such overload`,
+          message: `expression '${validation.expression}' resulted in error: cel expression must evaluate to a bool`,
         });
         continue;
       }
