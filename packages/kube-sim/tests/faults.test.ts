@@ -257,6 +257,19 @@ describe("fault injection: dropped watches", () => {
   });
 });
 
+describe("fault injection: watch requests", () => {
+  it("§4.8 a 503 on a watch reaches client-node's Watch as an error with statusCode", async () => {
+    await using f = await simFixture();
+    f.sim.faults.inject({ verb: "watch", effect: { kind: "status", code: 503 } });
+    const ended = await new Promise<unknown>((resolve, reject) => {
+      new k8s.Watch(f.kc).watch(SANDBOX_PATH, {}, () => undefined, resolve).then(undefined, reject);
+    });
+    expect(ended).toBeInstanceOf(Error);
+    expect((ended as { statusCode?: number }).statusCode).toBe(503);
+    expect(f.sim.requests.last({ verb: "watch" })?.status).toBe(503);
+  });
+});
+
 describe("the request log", () => {
   it("records verb, resource, content type, fieldManager, dryRun and status; clear() empties it", async () => {
     await using f = await simFixture();
