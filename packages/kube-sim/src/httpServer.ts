@@ -22,16 +22,6 @@ import { serveWatch } from "./watchStream.ts";
 /** Requests larger than this are refused, like the real server's 3 MiB limit. */
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-export interface HttpResources {
-  store: ObjectStore;
-  types: ResourceRegistry;
-  registry: ObjectRegistry;
-  handlers: ResourceHandlers;
-  hub: WatchHub;
-  /** Runs before routing: the request log and fault injection (src/faults/). */
-  preDispatch?: PreDispatch;
-}
-
 /**
  * A pre-dispatch step. It may hold a request (latency, hangs), answer it itself ("answered"), or
  * let it through ("continue"); it sees every request, discovery and unknown paths included.
@@ -40,6 +30,16 @@ export type PreDispatch = (
   req: IncomingMessage,
   res: ServerResponse,
 ) => Promise<"continue" | "answered">;
+
+export interface HttpResources {
+  /** Runs before routing: the request log and fault injection (src/faults/). */
+  preDispatch?: PreDispatch;
+  store: ObjectStore;
+  types: ResourceRegistry;
+  registry: ObjectRegistry;
+  handlers: ResourceHandlers;
+  hub: WatchHub;
+}
 
 /** `299 - "<text>"` with the text quoted as an HTTP quoted-string. */
 export function warningHeader(text: string): string {
@@ -97,24 +97,22 @@ export function requestListener(
   $: HttpResources,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const intercepted = $.preDispatch?.(req, res) ?? Promise.resolve("continue");
-    void intercepted
-      .then((outcome) => (outcome === "answered" ? undefined : handle($, req, res)))
-      .catch((error: unknown) => {
-        const failure =
-          error instanceof KubeStatusError
-            ? error
-            : internalError(error instanceof Error ? error.message : String(error));
-        if (res.headersSent) {
-          res.end();
-          return;
-        }
-        send(res, { status: failure.code, body: failure.toStatus() }, []);
-      });
+    void handle($, req, res).catch((error: unknown) => {
+      const failure =
+        error instanceof KubeStatusError
+          ? error
+          : internalError(error instanceof Error ? error.message : String(error));
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      send(res, { status: failure.code, body: failure.toStatus() }, []);
+    });
   };
 }
 
 async function handle($: HttpResources, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if ((await $.preDispatch?.(req, res)) === "answered") return;
   const url = new URL(req.url ?? "/", "http://localhost");
   const method = req.method ?? "GET";
   const body = await readBody(req);

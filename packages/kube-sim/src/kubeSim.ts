@@ -5,10 +5,10 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AdmissionHook } from "./admission.ts";
-import { validatingAdmissionPolicyHook } from "./admissionPolicy/policyHook.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { DeletionSystem } from "./deletion.ts";
+import { validatingAdmissionPolicyHook } from "./admissionPolicy/policyHook.ts";
 import { faultInterceptor } from "./faults/faultInterceptor.ts";
 import { FaultInjector } from "./faults/faultRules.ts";
 import { DEFAULT_REQUEST_LOG_LIMIT, RequestLog } from "./faults/requestLog.ts";
@@ -27,18 +27,18 @@ export interface KubeSimOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
   clock?: Clock;
-  /** How many events the watch history keeps before older versions answer 410 Expired. */
-  historyWindow?: number;
-  /** Validating admission hooks, run in order after schema validation (part 2 adds VAP). */
-  admission?: AdmissionHook[];
-  /** The random part of generated names; tests inject a fixed one to force collisions. */
-  nameSuffix?: NameSuffix;
   /** ValidatingAdmissionPolicy evaluation (§6); on unless `false`, as a cluster always runs it. */
   validatingAdmissionPolicy?: boolean;
   /** Seeds the RNG of fault rules given a `rate` (default 1). */
   faultSeed?: number;
   /** How many requests the request log keeps (default 10 000). */
   requestLogLimit?: number;
+  /** How many events the watch history keeps before older versions answer 410 Expired. */
+  historyWindow?: number;
+  /** Validating admission hooks, run in order after schema validation (part 2 adds VAP). */
+  admission?: AdmissionHook[];
+  /** The random part of generated names; tests inject a fixed one to force collisions. */
+  nameSuffix?: NameSuffix;
 }
 
 export interface KubeSim extends AsyncDisposable {
@@ -132,11 +132,11 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   return {
     url,
     store,
+    faults,
+    requests,
     registry,
     types,
     admission,
-    faults,
-    requests,
     kubeConfig: (namespace) => kubeConfigYaml(url, namespace),
     compact: () => {
       store.compact();
