@@ -611,4 +611,33 @@ describe("ValidatingAdmissionPolicy (§6, §9 item 10)", () => {
     await setRule(rule(["*/*"], "Cluster"));
     await labelWrite();
   });
+
+  it("§6.3 variables are lazy: one that fails to evaluate fails only the validations that use it", async () => {
+    await using f = await simFixture();
+    await addPolicy(
+      f,
+      {
+        paramKind: undefined,
+        variables: [
+          { name: "broken", expression: "object.spec.nope" },
+          { name: "name", expression: "object.metadata.name" },
+          { name: "loud", expression: "variables.name + '!'" },
+        ],
+        validations: [{ expression: "variables.loud != 'sb1!'", message: "not sb1" }],
+      },
+      { paramRef: undefined },
+    );
+    expect((await rawCreate(f, sandbox("sb2"))).status).toBe(201);
+    expect((await rawCreate(f, sandbox("sb1"))).text).toBe(denied("sb1", "not sb1"));
+    const api = f.kc.makeApiClient(k8s.AdmissionregistrationV1Api);
+    await api.patchValidatingAdmissionPolicy(
+      {
+        name: POLICY,
+        body: { spec: { validations: [{ expression: "variables.broken == 1" }] } },
+      },
+      MERGE,
+    );
+    // Using the failing variable is an evaluation error, denied under Fail.
+    expect((await rawCreate(f, sandbox("sb3"))).status).toBe(422);
+  });
 });
