@@ -3,6 +3,7 @@
  * and from the version a request names (§5); custom resources pass the schema layer's defaulting,
  * pruning and validation, with unknown fields handled per `fieldValidation`.
  */
+import type { UserInfo } from "./admission.ts";
 import type { KubeObject } from "./objects.ts";
 import { meta } from "./objects.ts";
 import { badRequest, invalid, qualifiedKind } from "./errors.ts";
@@ -21,6 +22,8 @@ export interface RequestContext {
   fieldValidation: FieldValidation;
   /** `dryRun=All`: every step runs, nothing is stored. */
   dryRun?: boolean;
+  /** The writer, as admission sees it; unset means {@link DEFAULT_USER} (no authentication). */
+  userInfo?: UserInfo;
 }
 
 export function stamp(type: ResourceType, object: KubeObject, version: string): KubeObject {

@@ -14,7 +14,12 @@ export type StatusReason =
   | "MethodNotAllowed"
   | "RequestEntityTooLarge"
   | "Expired"
-  | "InternalError";
+  | "InternalError"
+  // Admission denials (§6.4) and injected faults.
+  | "Forbidden"
+  | "Unauthorized"
+  | "TooManyRequests"
+  | "ServiceUnavailable";
 
 /** One entry of `details.causes`; the key order is the one the real server serializes. */
 export interface StatusCause {
@@ -23,12 +28,19 @@ export interface StatusCause {
   field: string;
 }
 
+/** A cause with only a message, as a ValidatingAdmissionPolicy denial carries (§6.4). */
+export interface MessageCause {
+  message: string;
+}
+
+/** Build it in this key order: it is the order Kubernetes serializes (K1). */
 export interface StatusDetails {
   name?: string;
   group?: string;
   kind?: string;
   uid?: string;
-  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+  causes?: (StatusCause | MessageCause)[];
 }
 
 /** What a resource is called in messages: `<plural>.<group>` or `<Kind>.<group>`. */
@@ -49,6 +61,10 @@ const CODES: Record<StatusReason, number> = {
   RequestEntityTooLarge: 413,
   Expired: 410,
   InternalError: 500,
+  Forbidden: 403,
+  Unauthorized: 401,
+  TooManyRequests: 429,
+  ServiceUnavailable: 503,
 };
 
 /** A failure that the HTTP layer turns into a Status body with `code` as the HTTP status. */

@@ -8,7 +8,6 @@ import { fromStorage, parseDryRun, parseFieldValidation, stamp } from "./codec.t
 import { KubeStatusError, internalError } from "./errors.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } from "./discovery.ts";
 import type { KubeObject } from "./objects.ts";
-import type { RequestInterceptor } from "./interceptors.ts";
 import type { ObjectRegistry } from "./objectRegistry.ts";
 import { resourceKey } from "./objectRegistry.ts";
 import type { ApiResponse, ResourceHandlers } from "./resourceHandlers.ts";
@@ -23,13 +22,23 @@ import { serveWatch } from "./watchStream.ts";
 /** Requests larger than this are refused, like the real server's 3 MiB limit. */
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
+/**
+ * A pre-dispatch step. It may hold a request (latency, hangs), answer it itself ("answered"), or
+ * let it through ("continue"); it sees every request, discovery and unknown paths included.
+ */
+export type PreDispatch = (
+  req: IncomingMessage,
+  res: ServerResponse,
+) => Promise<"continue" | "answered">;
+
 export interface HttpResources {
+  /** Runs before routing: the request log and fault injection (src/faults/). */
+  preDispatch?: PreDispatch;
   store: ObjectStore;
   types: ResourceRegistry;
   registry: ObjectRegistry;
   handlers: ResourceHandlers;
   hub: WatchHub;
-  interceptors: RequestInterceptor[];
 }
 
 /** `299 - "<text>"` with the text quoted as an HTTP quoted-string. */
@@ -103,13 +112,10 @@ export function requestListener(
 }
 
 async function handle($: HttpResources, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if ((await $.preDispatch?.(req, res)) === "answered") return;
   const url = new URL(req.url ?? "/", "http://localhost");
   const method = req.method ?? "GET";
   const body = await readBody(req);
-  for (const intercept of $.interceptors) {
-    const injected = intercept({ method, path: url.pathname, query: url.searchParams });
-    if (injected !== undefined) throw injected;
-  }
   const routed = route(url.pathname, $.types);
   const described = discovery(routed, req, $.types);
   if (described !== undefined) {

@@ -5,10 +5,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AdmissionHook } from "./admission.ts";
-import type { RequestInterceptor } from "./interceptors.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { DeletionSystem } from "./deletion.ts";
+import { validatingAdmissionPolicyHook } from "./admissionPolicy/policyHook.ts";
+import { faultInterceptor } from "./faults/faultInterceptor.ts";
+import { FaultInjector } from "./faults/faultRules.ts";
+import { DEFAULT_REQUEST_LOG_LIMIT, RequestLog } from "./faults/requestLog.ts";
 import { GarbageCollector } from "./garbageCollector.ts";
 import { requestListener } from "./httpServer.ts";
 import { kubeConfigYaml } from "./kubeconfig.ts";
@@ -24,14 +27,18 @@ export interface KubeSimOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
   clock?: Clock;
+  /** ValidatingAdmissionPolicy evaluation (§6); on unless `false`, as a cluster always runs it. */
+  validatingAdmissionPolicy?: boolean;
+  /** Seeds the RNG of fault rules given a `rate` (default 1). */
+  faultSeed?: number;
+  /** How many requests the request log keeps (default 10 000). */
+  requestLogLimit?: number;
   /** How many events the watch history keeps before older versions answer 410 Expired. */
   historyWindow?: number;
   /** Validating admission hooks, run in order after schema validation (part 2 adds VAP). */
   admission?: AdmissionHook[];
   /** The random part of generated names; tests inject a fixed one to force collisions. */
   nameSuffix?: NameSuffix;
-  /** Request interceptors, run before routing; the seam for injected API errors. */
-  interceptors?: RequestInterceptor[];
 }
 
 export interface KubeSim extends AsyncDisposable {
@@ -40,10 +47,12 @@ export interface KubeSim extends AsyncDisposable {
   readonly store: ObjectStore;
   readonly registry: ObjectRegistry;
   readonly types: ResourceRegistry;
+  /** Fault injection (409/422/429/500/503, latency, hangs, dropped watches). */
+  readonly faults: FaultInjector;
+  /** Every request received, with its answer and any injected fault. */
+  readonly requests: RequestLog;
   /** Appendable: hooks added later apply to the next request. */
   readonly admission: AdmissionHook[];
-  /** Appendable, like `admission`. */
-  readonly interceptors: RequestInterceptor[];
   kubeConfig(namespace?: string): string;
   /** Drops the whole watch history: every earlier resourceVersion now answers 410 Expired. */
   compact(): void;
@@ -88,11 +97,16 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     );
   }
 
+  if (options.validatingAdmissionPolicy !== false) {
+    admission.push(validatingAdmissionPolicyHook({ store, types }));
+  }
   admission.push(...(options.admission ?? []));
 
-  const interceptors = [...(options.interceptors ?? [])];
+  const faults = new FaultInjector(options.faultSeed ?? 1);
+  const requests = new RequestLog(options.requestLogLimit ?? DEFAULT_REQUEST_LOG_LIMIT);
+  const preDispatch = faultInterceptor({ types, faults, log: requests });
   const server = createServer(
-    requestListener({ store, types, registry, handlers, hub, interceptors }),
+    requestListener({ store, types, registry, handlers, hub, preDispatch }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -106,6 +120,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
       gc.stop();
+      faults.releaseAll();
       hub.closeAll();
       server.close(() => {
         resolve();
@@ -117,10 +132,11 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   return {
     url,
     store,
+    faults,
+    requests,
     registry,
     types,
     admission,
-    interceptors,
     kubeConfig: (namespace) => kubeConfigYaml(url, namespace),
     compact: () => {
       store.compact();

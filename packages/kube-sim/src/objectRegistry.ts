@@ -3,6 +3,7 @@
  * and storage, in the order the real server runs them. Deletion lives in deletion.ts.
  */
 import type { AdmissionHook, AdmissionRequest } from "./admission.ts";
+import { DEFAULT_USER } from "./admission.ts";
 import type { Clock } from "./clock.ts";
 import type { RequestContext } from "./codec.ts";
 import { admitSchema, fromStorage, toStorage } from "./codec.ts";
@@ -54,9 +55,15 @@ export class ObjectRegistry {
 
   /** Runs the admission hooks, collecting their warnings; a hook denies by throwing. */
   admit(request: AdmissionRequest, context: RequestContext): void {
+    const seen: AdmissionRequest = {
+      ...request,
+      userInfo: request.userInfo ?? context.userInfo ?? DEFAULT_USER,
+      dryRun: context.dryRun === true,
+    };
     for (const hook of this.$.admission) {
-      const result = hook(request);
+      const result = hook(seen);
       if (result?.warnings) context.warnings.push(...result.warnings);
+      if (result?.deny) throw result.deny;
     }
   }
 
