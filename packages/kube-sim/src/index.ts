@@ -7,3 +7,16 @@ export { KubeStatusError } from "./errors.ts";
 export type { StatusCause, StatusReason } from "./errors.ts";
 export type { KubeObject } from "./objects.ts";
 export { kubeConfigYaml } from "./kubeconfig.ts";
+export type { KubeletOptions } from "./kubeSim.ts";
+export { ManualClock } from "./clock.ts";
+export type { Kubelet } from "./kubelet/kubelet.ts";
+export type {
+  Runtime,
+  RuntimeCommand,
+  RuntimeContext,
+  RuntimeMap,
+  RuntimeMount,
+} from "./kubelet/runtimes.ts";
+export { volumeEnvName } from "./kubelet/runtimes.ts";
+export type { FaultTarget, PodFault } from "./kubelet/podFaults.ts";
+export { nameHash } from "./nameHash.ts";
