@@ -269,3 +269,123 @@ it("§8.5 with no warm member a claim cold-starts at once; shutdownPolicy Delete
     (left) => left.claims === 0 && left.sandboxes === 0 && left.pods === 0,
   );
 });
+
+it("§8.5 members without pod IPs are waited for 2 s (virtual) after the claim's creation, then the claim cold-starts", async () => {
+  const f = await clusterFixture();
+  current = f;
+  f.sim.kubelet?.faults.set({ image: "no-ip" }, { kind: "NoPodIP" });
+  await f.custom.createNamespacedCustomObject({
+    ...TEMPLATES,
+    body: template("tpl", {
+      podTemplate: { spec: { containers: [{ name: "main", image: "no-ip" }] } },
+    }),
+  });
+  await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("warm", "tpl", 1) });
+  await eventually(
+    () => getPool(f, "warm"),
+    (p) => p.status?.replicas === 1,
+  );
+  await f.custom.createNamespacedCustomObject({ ...CLAIMS, body: claim("patient", "warm") });
+  await eventually(
+    () => getClaim(f, "patient"),
+    (c) => c.metadata.annotations?.["agents.x-k8s.io/controller-first-observed-at"] !== undefined,
+  );
+  await f.sim.settled();
+  expect((await listSandboxes(f)).map((s) => s.metadata.name)).not.toContain("patient");
+  f.clock.advance(2_000);
+  const cold = await eventually(
+    () => listSandboxes(f),
+    (items) => items.some((s) => s.metadata.name === "patient"),
+  );
+  expect(
+    cold.find((s) => s.metadata.name === "patient")?.metadata.labels?.[
+      "agents.x-k8s.io/launch-type"
+    ],
+  ).toBe("cold");
+});
+
+it("§8.5 claim expiry with Retain: Ready=False ClaimExpired, the Sandbox is deleted and the claim stays", async () => {
+  const f = await clusterFixture();
+  current = f;
+  await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
+  await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 0) });
+  const shutdownTime = new Date(f.clock.now().getTime() + 5_000)
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z");
+  await f.custom.createNamespacedCustomObject({
+    ...CLAIMS,
+    body: claim("kept", "p", { lifecycle: { shutdownTime } }),
+  });
+  await eventually(
+    () => getClaim(f, "kept"),
+    (c) => conditionOf(c, "Ready")?.status === "True",
+  );
+  f.clock.advance(5_000);
+  const expired = await eventually(
+    () => getClaim(f, "kept"),
+    (c) => conditionOf(c, "Ready")?.reason === "ClaimExpired",
+  );
+  expect(conditionOf(expired, "Ready")).toMatchObject({
+    status: "False",
+    message: "Claim expired. Sandbox cleanup initiated.",
+  });
+  await eventually(
+    () => listSandboxes(f),
+    (items) => items.length === 0,
+  );
+  expect((await getClaim(f, "kept")).metadata.name).toBe("kept");
+});
+
+it("§9.8 / §8.5 DeleteForeground: the claim stays with a deletionTimestamp until its Sandbox and terminating Pod are gone", async () => {
+  const f = await clusterFixture({
+    kubelet: {
+      runtimes: { stubborn: () => ({ command: ["sh", "-c", 'trap "" TERM; exec sleep 100000'] }) },
+    },
+  });
+  current = f;
+  await f.custom.createNamespacedCustomObject({
+    ...TEMPLATES,
+    body: template("tpl", {
+      podTemplate: {
+        spec: {
+          terminationGracePeriodSeconds: 10,
+          containers: [{ name: "main", image: "stubborn" }],
+        },
+      },
+    }),
+  });
+  await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 0) });
+  const shutdownTime = new Date(f.clock.now().getTime() + 5_000)
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z");
+  await f.custom.createNamespacedCustomObject({
+    ...CLAIMS,
+    body: claim("fg", "p", { lifecycle: { shutdownTime, shutdownPolicy: "DeleteForeground" } }),
+  });
+  await eventually(
+    () => getClaim(f, "fg"),
+    (c) => conditionOf(c, "Ready")?.status === "True",
+  );
+  f.clock.advance(5_000);
+  const deleting = await eventually(
+    () => getClaim(f, "fg"),
+    (c) => c.metadata.deletionTimestamp !== undefined,
+  );
+  expect(deleting.metadata.finalizers).toContain("foregroundDeletion");
+  const terminating = await eventually(
+    () => f.core.readNamespacedPod({ name: "fg", namespace: "default" }),
+    (p) => p.metadata?.deletionTimestamp !== undefined,
+  );
+  expect(terminating.metadata?.deletionGracePeriodSeconds).toBe(10);
+  await f.sim.settled();
+  expect((await getClaim(f, "fg")).metadata.name).toBe("fg");
+  f.clock.advance(10_000);
+  await eventually(
+    async () => ({
+      claims: ((await f.custom.listNamespacedCustomObject({ ...CLAIMS })) as { items: unknown[] })
+        .items.length,
+      pods: (await f.core.listNamespacedPod({ namespace: "default" })).items.length,
+    }),
+    (left) => left.claims === 0 && left.pods === 0,
+  );
+});
