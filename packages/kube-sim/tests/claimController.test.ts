@@ -389,3 +389,56 @@ it("§9.8 / §8.5 DeleteForeground: the claim stays with a deletionTimestamp unt
     (left) => left.claims === 0 && left.pods === 0,
   );
 });
+
+it("§8.5 additionalPodMetadata with a label outside the allowed domains is Ready=False InvalidMetadata", async () => {
+  const f = await clusterFixture();
+  current = f;
+  await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
+  await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 0) });
+  await f.custom.createNamespacedCustomObject({
+    ...CLAIMS,
+    body: claim("bad-meta", "p", { additionalPodMetadata: { labels: { team: "a" } } }),
+  });
+  await f.custom.createNamespacedCustomObject({
+    ...CLAIMS,
+    body: claim("good-meta", "p", {
+      additionalPodMetadata: { labels: { "sandbox.users.io/team": "a" } },
+    }),
+  });
+  const bad = await eventually(
+    () => getClaim(f, "bad-meta"),
+    (c) => conditionOf(c, "Ready") !== undefined,
+  );
+  expect(conditionOf(bad, "Ready")).toMatchObject({ status: "False", reason: "InvalidMetadata" });
+  await eventually(
+    () => getClaim(f, "good-meta"),
+    (c) => conditionOf(c, "Ready")?.status === "True",
+  );
+  const pod = await f.core.readNamespacedPod({ name: "good-meta", namespace: "default" });
+  expect(pod.metadata?.labels?.["sandbox.users.io/team"]).toBe("a");
+});
+
+it("§8.4 scaling a pool down deletes the surplus members; observedGeneration follows the spec", async () => {
+  const f = await clusterFixture();
+  current = f;
+  await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
+  await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 3) });
+  await eventually(
+    () => getPool(f, "p"),
+    (p) => p.status?.readyReplicas === 3,
+  );
+  await f.custom.patchNamespacedCustomObject(
+    { ...POOLS, name: "p", body: { spec: { replicas: 1 } } },
+    k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+  );
+  const scaled = await eventually(
+    () => getPool(f, "p"),
+    (p) => p.status?.replicas === 1 && p.status.readyReplicas === 1,
+  );
+  expect(scaled.status?.observedGeneration).toBe(scaled.metadata.generation);
+  expect(scaled.metadata.generation).toBe(2);
+  await eventually(
+    () => listSandboxes(f),
+    (items) => items.length === 1,
+  );
+});

@@ -2,7 +2,7 @@
  * The Sandbox controller (§8.1–8.3, §9 item 11) through client-node over HTTP, with the fake
  * kubelet running real processes on a ManualClock.
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import type { RuntimeContext } from "../src/index.ts";
@@ -26,11 +26,6 @@ async function start(
 
 const isReady = (sb: { status?: { conditions?: { type: string; status: string }[] } }): boolean =>
   conditionOf(sb, "Ready")?.status === "True";
-
-/** A container that ignores SIGTERM, so its pod stays terminating until SIGKILL. */
-const stubborn = (): { command: string[] } => ({
-  command: ["sh", "-c", 'trap "" TERM; exec sleep 100000'],
-});
 
 it("§8 NameHash is 32-bit FNV-1a in hex: the spec's test vectors", () => {
   expect(nameHash("my-sandbox")).toBe("374de8f5");
@@ -160,11 +155,16 @@ it("§9.11 / §8.3 Suspended: Suspended=False PodTerminating while the pod is in
     kubelet: {
       runtimes: {
         stubborn: (context: RuntimeContext) => {
-          const folder = context.mounts[0]?.hostPath ?? "";
-          mounts.push(folder);
-          // What the process sees: its volume's folder through the documented env var.
-          appendFileSync(join(folder, "starts.txt"), `${context.env.KUBE_SIM_VOLUME_DATA ?? ""}\n`);
-          return stubborn();
+          mounts.push(context.mounts[0]?.hostPath ?? "");
+          // The process itself appends to its volume, found through the documented env var,
+          // then ignores SIGTERM, so its pod stays terminating until SIGKILL.
+          return {
+            command: [
+              "sh",
+              "-c",
+              'echo "started in $KUBE_SIM_VOLUME_DATA" >> "$KUBE_SIM_VOLUME_DATA/starts.txt"; trap "" TERM; exec sleep 100000',
+            ],
+          };
         },
       },
     },
@@ -190,6 +190,10 @@ it("§9.11 / §8.3 Suspended: Suspended=False PodTerminating while the pod is in
     }),
   });
   await eventually(() => getSandbox(f, "sleepy"), isReady);
+  await eventually(
+    () => Promise.resolve(readFileSafe(join(mounts[0] ?? "", "starts.txt"))),
+    (text) => text === `started in ${mounts[0] ?? ""}\n`,
+  );
   const firstPids = f.sim.kubelet?.pids() ?? [];
 
   await f.custom.patchNamespacedCustomObject(
@@ -239,8 +243,10 @@ it("§9.11 / §8.3 Suspended: Suspended=False PodTerminating while the pod is in
   await eventually(() => getSandbox(f, "sleepy"), isReady);
   expect(mounts).toHaveLength(2);
   expect(mounts[1]).toBe(mounts[0]);
-  expect(readFileSync(join(mounts[0] ?? "", "starts.txt"), "utf8")).toBe(
-    `${mounts[0] ?? ""}\n${mounts[0] ?? ""}\n`,
+  const line = `started in ${mounts[0] ?? ""}\n`;
+  await eventually(
+    () => Promise.resolve(readFileSafe(join(mounts[0] ?? "", "starts.txt"))),
+    (text) => text === line + line,
   );
 });
 
@@ -320,3 +326,104 @@ it("§8.3 shutdownPolicy Delete: the expired Sandbox is deleted and GC takes its
     (left) => left.sandboxes === 0 && left.pvcs === 0,
   );
 });
+
+it("§8.1 spec.service false deletes the owned Service; unset keeps an existing one, still required for Ready", async () => {
+  const f = await start();
+  await f.custom.createNamespacedCustomObject({
+    ...SANDBOXES,
+    body: sandbox("svc", { service: true }),
+  });
+  await eventually(() => getSandbox(f, "svc"), isReady);
+  await f.custom.patchNamespacedCustomObject(
+    { ...SANDBOXES, name: "svc", body: { spec: { service: null } } },
+    MERGE,
+  );
+  await f.sim.settled();
+  const unset = await getSandbox(f, "svc");
+  expect(conditionOf(unset, "Ready")?.message).toBe("Pod is Ready; Service Exists");
+  expect((await f.core.listNamespacedService({ namespace: "default" })).items).toHaveLength(1);
+  await f.custom.patchNamespacedCustomObject(
+    { ...SANDBOXES, name: "svc", body: { spec: { service: false } } },
+    MERGE,
+  );
+  await eventually(
+    async () => (await f.core.listNamespacedService({ namespace: "default" })).items.length,
+    (n) => n === 0,
+  );
+  const without = await eventually(
+    () => getSandbox(f, "svc"),
+    (sb) => conditionOf(sb, "Ready")?.message === "Pod is Ready",
+  );
+  expect(without.status?.service).toBeUndefined();
+});
+
+it("§8.1 a second pod controlled by the Sandbox gives Ready=False MultiplePods", async () => {
+  const f = await start();
+  const created = (await f.custom.createNamespacedCustomObject({
+    ...SANDBOXES,
+    body: sandbox("twins"),
+  })) as { metadata: { uid: string } };
+  await eventually(() => getSandbox(f, "twins"), isReady);
+  await f.http("/api/v1/namespaces/default/pods", {
+    method: "POST",
+    body: {
+      metadata: {
+        name: "twin-2",
+        ownerReferences: [
+          {
+            apiVersion: "agents.x-k8s.io/v1beta1",
+            kind: "Sandbox",
+            name: "twins",
+            uid: created.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
+      spec: { containers: [{ name: "main", image: "busybox" }] },
+    },
+  });
+  const multiple = await eventually(
+    () => getSandbox(f, "twins"),
+    (sb) => conditionOf(sb, "Ready")?.reason === "MultiplePods",
+  );
+  expect(conditionOf(multiple, "Ready")?.status).toBe("False");
+});
+
+it("§8.3 a v1alpha1 Sandbox with replicas 0 is Suspended: no pod, Suspended=True PodTerminated", async () => {
+  const f = await start();
+  await f.custom.createNamespacedCustomObject({
+    ...SANDBOXES,
+    version: "v1alpha1",
+    body: {
+      apiVersion: "agents.x-k8s.io/v1alpha1",
+      kind: "Sandbox",
+      metadata: { name: "zero" },
+      spec: {
+        replicas: 0,
+        podTemplate: { spec: { containers: [{ name: "main", image: "busybox" }] } },
+      },
+    },
+  });
+  const suspended = await eventually(
+    () => getSandbox(f, "zero"),
+    (sb) => conditionOf(sb, "Suspended") !== undefined,
+  );
+  expect(conditionOf(suspended, "Suspended")).toMatchObject({
+    status: "True",
+    reason: "PodTerminated",
+  });
+  expect(conditionOf(suspended, "Ready")).toMatchObject({
+    reason: "SandboxSuspended",
+    message: "Sandbox is suspended",
+  });
+  await f.sim.settled();
+  expect((await f.core.listNamespacedPod({ namespace: "default" })).items).toEqual([]);
+});
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}

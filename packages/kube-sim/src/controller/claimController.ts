@@ -26,6 +26,7 @@ import {
   status,
   str,
 } from "./fields.ts";
+import { invalidPodMetadata } from "./podMetadataPolicy.ts";
 import { isReadySandbox } from "./warmPoolController.ts";
 
 /** Members without pod IPs are waited for this long after the claim was created (A5). */
@@ -97,6 +98,13 @@ export class ClaimController {
           message: `SandboxTemplate "${templateName}" not found`,
         },
       };
+    const extra = record(spec(claim).additionalPodMetadata);
+    const badMetadata = invalidPodMetadata({
+      labels: record(extra.labels),
+      annotations: record(extra.annotations),
+    });
+    if (badMetadata !== undefined)
+      return { kind: "failed", failure: { reason: "InvalidMetadata", message: badMetadata } };
     const env = list(spec(claim).env);
     const claimVcts = list(spec(claim).volumeClaimTemplates);
     const envPolicy = str(spec(template).envVarsInjectionPolicy) ?? "Disallowed";

@@ -14,6 +14,8 @@ export interface SandboxView {
   error: string | undefined;
   /** A pod with the sandbox's pod name exists but another object controls it. */
   podNotOwned: boolean;
+  /** More than one pod is controlled by the Sandbox. */
+  multiplePods: boolean;
 }
 
 type Computed = Omit<Condition, "lastTransitionTime" | "observedGeneration">;
@@ -53,6 +55,7 @@ export function readyCondition(view: SandboxView): Computed {
   });
   if (view.expired) return notReady("SandboxExpired", "Sandbox has expired");
   if (view.error !== undefined) return notReady("ReconcilerError", `Error seen: ${view.error}`);
+  if (view.multiplePods) return notReady("MultiplePods", "Multiple pods are owned by this Sandbox");
   if (isSuspended(view.sandbox)) {
     return notReady(
       "SandboxSuspended",

@@ -56,6 +56,9 @@ function createdBy(value: string | undefined): string {
   }
 }
 
+/** What reconciling the pod found: the one owned pod (or none), a stranger's, or several. */
+type PodState = "owned" | "notOwned" | "multiple";
+
 export interface ReconcileHooks {
   /** Reconcile this Sandbox again once the clock reads `at`. */
   requeueAt(at: number): void;
@@ -79,10 +82,10 @@ export class SandboxController {
       hooks.requeueAt(Math.max(shutdownAt, now + MIN_EXPIRY_REQUEUE_MS));
 
     let error: string | undefined;
-    let podNotOwned = false;
+    let podState: PodState = "owned";
     try {
       this.reconcilePvcs(sandbox);
-      podNotOwned = this.reconcilePod(sandbox);
+      podState = this.reconcilePod(sandbox);
       this.reconcileService(sandbox);
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
@@ -95,7 +98,8 @@ export class SandboxController {
       service: this.ownedService(fresh),
       expired: false,
       error,
-      podNotOwned,
+      podNotOwned: podState === "notOwned",
+      multiplePods: podState === "multiple",
     });
   }
 
@@ -179,12 +183,13 @@ export class SandboxController {
   }
 
   /** Returns whether a pod of that name exists that another object controls. */
-  private reconcilePod(sandbox: KubeObject): boolean {
+  private reconcilePod(sandbox: KubeObject): PodState {
     const { client } = this.$;
     const { namespace = "", name = "" } = meta(sandbox);
     const podName = this.podName(sandbox);
     const owned = client.list("pod", namespace).filter((pod) => isControlledBy(pod, sandbox));
-    if (owned.length > 1) throw new Error(`multiple pods are owned by sandbox ${name}`);
+    // The controller does not pick one: it reports MultiplePods and leaves them (A3).
+    if (owned.length > 1) return "multiple";
     const existing = owned[0];
     if (isSuspended(sandbox)) {
       if (existing !== undefined && !isDeleting(existing))
@@ -197,7 +202,7 @@ export class SandboxController {
           },
         );
       const other = client.get("pod", namespace, podName);
-      return other !== undefined && !isControlledBy(other, sandbox);
+      return other !== undefined && !isControlledBy(other, sandbox) ? "notOwned" : "owned";
     }
     const { labels, annotations } = this.podLabelsAndAnnotations(sandbox);
     if (existing !== undefined) {
@@ -253,7 +258,7 @@ export class SandboxController {
           metadata: { annotations: { [ANNOTATION.podName]: podName } },
         },
       );
-    return false;
+    return "owned";
   }
 
   private servicePorts(sandbox: KubeObject): KubeObject[] {
@@ -323,6 +328,7 @@ export class SandboxController {
       expired: true,
       error: undefined,
       podNotOwned: false,
+      multiplePods: false,
     };
     const ready = conditions(sandbox).find((c) => c.type === "Ready");
     if (ready?.reason !== "SandboxExpired") {
