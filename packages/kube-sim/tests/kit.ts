@@ -23,7 +23,7 @@ export async function clusterFixture(options: KubeSimOptions = {}): Promise<Cont
 export async function eventually<T>(
   read: () => Promise<T>,
   check: (value: T) => boolean,
-  ms = 4_000,
+  ms = 8_000,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   let last: T | undefined;
