@@ -451,4 +451,74 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
       (items) => items.length === 1,
     );
   });
+
+  it("§8.4 updateStrategy Recreate replaces members made from an older blueprint; OnReplenish keeps them", async () => {
+    const f = await clusterFixture();
+    current = f;
+    await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
+    await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("keep", "tpl", 1) });
+    const renew = pool("renew", "tpl", 1);
+    (renew.spec as Record<string, unknown>).updateStrategy = { type: "Recreate" };
+    await f.custom.createNamespacedCustomObject({ ...POOLS, body: renew });
+    const membersOf = async (prefix: string): Promise<string[]> =>
+      (await listSandboxes(f))
+        .map((s) => s.metadata.name ?? "")
+        .filter((n) => n.startsWith(`${prefix}-`));
+    for (const name of ["keep", "renew"])
+      await eventually(
+        () => getPool(f, name),
+        (p) => p.status?.readyReplicas === 1,
+      );
+    const [kept] = await membersOf("keep");
+    const [old] = await membersOf("renew");
+    await f.custom.patchNamespacedCustomObject(
+      {
+        ...TEMPLATES,
+        name: "tpl",
+        body: { spec: { podTemplate: { metadata: { labels: { app: "agent", v: "2" } } } } },
+      },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    await eventually(
+      () => membersOf("renew"),
+      (names) => names.length === 1 && names[0] !== old,
+    );
+    await eventually(
+      () => getPool(f, "renew"),
+      (p) => p.status?.readyReplicas === 1,
+    );
+    expect(await membersOf("keep")).toEqual([kept]);
+  });
+
+  it("§8.4 a member still not Ready 5 minutes (virtual) after creation is replaced, unless its pod is Unschedulable", async () => {
+    const f = await clusterFixture();
+    current = f;
+    f.sim.kubelet?.faults.set({ image: "lazy" }, { kind: "NotReady" });
+    f.sim.kubelet?.faults.set({ image: "nowhere" }, { kind: "Unschedulable" });
+    for (const image of ["lazy", "nowhere"]) {
+      await f.custom.createNamespacedCustomObject({
+        ...TEMPLATES,
+        body: template(image, {
+          podTemplate: { spec: { containers: [{ name: "main", image }] } },
+        }),
+      });
+      await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool(image, image, 1) });
+    }
+    const names = async (): Promise<string[]> =>
+      (await listSandboxes(f)).map((s) => s.metadata.name ?? "").sort();
+    const before = await eventually(names, (n) => n.length === 2);
+    await eventually(
+      async () => conditionOf(await getSandbox(f, before[1] ?? ""), "PodScheduled")?.reason,
+      (reason) => reason === "Unschedulable",
+    );
+    await f.sim.settled();
+    f.clock.advance(4 * 60 * 1000);
+    await f.sim.settled();
+    expect(await names()).toEqual(before);
+    f.clock.advance(60 * 1000);
+    const after = await eventually(names, (n) => n.length === 2 && n[0] !== before[0]);
+    expect(after[0]).toMatch(/^lazy-/);
+    // The unschedulable member is kept: replacing it would not help.
+    expect(after[1]).toBe(before[1]);
+  });
 });

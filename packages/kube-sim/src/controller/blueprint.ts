@@ -3,6 +3,7 @@
  * the secure defaults the extensions controllers apply.
  */
 import type { KubeObject } from "../objects.ts";
+import { nameHash } from "../nameHash.ts";
 import { clone, meta } from "../objects.ts";
 import { ANNOTATION, record, spec } from "./fields.ts";
 
@@ -46,3 +47,19 @@ export function sandboxSpecFromTemplate(
 }
 
 export const templateName = (template: KubeObject): string => meta(template).name ?? "";
+
+/**
+ * The blueprint hash pool members carry (A6). The real controller hashes Go's JSON encoding, which
+ * a TypeScript simulator cannot reproduce byte for byte, so the value is opaque (§8): it only
+ * tells whether a member was made from the template's current blueprint.
+ */
+export function blueprintHash(template: KubeObject): string {
+  const templateSpec = spec(template);
+  return nameHash(
+    JSON.stringify({
+      podTemplate: templateSpec.podTemplate ?? null,
+      volumeClaimTemplates: templateSpec.volumeClaimTemplates ?? null,
+      service: templateSpec.service ?? null,
+    }),
+  );
+}

@@ -156,7 +156,7 @@ export class ControllerManager {
           this.claims.reconcile(namespace, name, hooks);
           return;
         case "pool":
-          this.pools.reconcile(namespace, name);
+          this.pools.reconcile(namespace, name, hooks);
           return;
         case "template":
           this.templates.reconcile(namespace, name);
