@@ -521,4 +521,43 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
     // The unschedulable member is kept: replacing it would not help.
     expect(after[1]).toBe(before[1]);
   });
+
+  it("§8.5 / A9 ttlSecondsAfterFinished: the claim mirrors Finished from its Sandbox and is deleted that long after it", async () => {
+    const f = await clusterFixture();
+    current = f;
+    f.sim.kubelet?.faults.set({ image: "job" }, { kind: "Exit", code: 0 });
+    await f.custom.createNamespacedCustomObject({
+      ...TEMPLATES,
+      body: template("tpl", {
+        podTemplate: { spec: { containers: [{ name: "main", image: "job" }] } },
+      }),
+    });
+    await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 0) });
+    await f.custom.createNamespacedCustomObject({
+      ...CLAIMS,
+      body: claim("once", "p", {
+        lifecycle: { ttlSecondsAfterFinished: 10, shutdownPolicy: "Delete" },
+      }),
+    });
+    const finished = await eventually(
+      () => getClaim(f, "once"),
+      (c) => conditionOf(c, "Finished")?.status === "True",
+    );
+    expect(conditionOf(finished, "Finished")?.reason).toBe("PodSucceeded");
+    expect(conditionOf(finished, "Ready")).toMatchObject({
+      status: "False",
+      reason: "PodSucceeded",
+    });
+    await f.sim.settled();
+    f.clock.advance(9_000);
+    await f.sim.settled();
+    expect((await getClaim(f, "once")).metadata.name).toBe("once");
+    f.clock.advance(1_000);
+    await eventually(
+      async () =>
+        ((await f.custom.listNamespacedCustomObject({ ...CLAIMS })) as { items: unknown[] }).items
+          .length,
+      (n) => n === 0,
+    );
+  });
 });

@@ -196,6 +196,19 @@ describe("fake scheduler and kubelet (§8.6)", { timeout: 20_000 }, () => {
     );
     expect(conditionOf(sb, "Ready")).toMatchObject({ status: "False", message: "Pod failed" });
     expect(conditionOf(sb, "Finished")).toMatchObject({ status: "True", reason: "PodFailed" });
+    // K17: a terminal pod is removed at once when deleted, with no grace period.
+    await f.core.createNamespacedPod({
+      namespace: "default",
+      body: pod("done", { containers: [{ name: "main", image: "crasher" }] }),
+    });
+    await eventually(
+      () => readPod(f, "done"),
+      (p) => p.status?.phase === "Failed",
+    );
+    await f.core.deleteNamespacedPod({ name: "done", namespace: "default" });
+    expect(
+      (await f.core.listNamespacedPod({ namespace: "default" })).items.map((p) => p.metadata?.name),
+    ).toEqual(["crashy"]);
   });
 
   it("§8.6 close() kills every process the kubelet started, including ones that ignore SIGTERM", async () => {
