@@ -241,4 +241,38 @@ describe("fake scheduler and kubelet (§8.6)", { timeout: 20_000 }, () => {
     current = undefined;
     expect(pids.filter(alive)).toEqual([]);
   });
+
+  it("§8.2 / §8.6 the NotReady, NoPodIP and ImagePull faults show in the Sandbox's Ready=False DependenciesNotReady messages", async () => {
+    const f = await clusterFixture();
+    current = f;
+    const kubelet = f.sim.kubelet;
+    kubelet?.faults.set({ image: "lazy" }, { kind: "NotReady" });
+    kubelet?.faults.set({ pod: "no-ip", namespace: "default" }, { kind: "NoPodIP" });
+    kubelet?.faults.set({ image: "missing" }, { kind: "ImagePull" });
+    const cases = [
+      ["not-ready", "lazy", "Pod is Running but not Ready"],
+      ["no-ip", "busybox", "Pod is Ready but has no podIPs yet"],
+      ["pulling", "missing", "Pod exists with phase: Pending"],
+    ] as const;
+    for (const [name, image] of cases) {
+      await f.custom.createNamespacedCustomObject({
+        ...SANDBOXES,
+        body: sandbox(name, {
+          podTemplate: { spec: { containers: [{ name: "main", image }] } },
+        }),
+      });
+    }
+    for (const [name, , message] of cases) {
+      const sb = await eventually(
+        () => getSandbox(f, name),
+        (s) => conditionOf(s, "Ready")?.message === message,
+      );
+      expect(conditionOf(sb, "Ready")).toMatchObject({
+        status: "False",
+        reason: "DependenciesNotReady",
+      });
+    }
+    const noIp = await readPod(f, "no-ip");
+    expect(noIp.status?.podIP).toBeUndefined();
+  });
 });
