@@ -9,7 +9,7 @@ import type { InProcessClient } from "../inProcessClient.ts";
 import { nameHash } from "../nameHash.ts";
 import type { KubeObject } from "../objects.ts";
 import { clone, jsonEqual, meta } from "../objects.ts";
-import { sandboxSpecFromTemplate } from "./blueprint.ts";
+import { blueprintHash, sandboxSpecFromTemplate } from "./blueprint.ts";
 import type { Condition } from "./fields.ts";
 import {
   ANNOTATION,
@@ -126,6 +126,8 @@ export class ClaimController {
         },
       };
     if (env.length === 0 && claimVcts.length === 0) {
+      const recreate = str(record(spec(pool).updateStrategy).type) === "Recreate";
+      const current = blueprintHash(template);
       const members = client
         .list("sandbox", namespace)
         .filter(
@@ -133,7 +135,9 @@ export class ClaimController {
             isControlledBy(sandbox, pool) &&
             !isDeleting(sandbox) &&
             meta(sandbox).labels?.[LABEL.warmPool] !== undefined &&
-            meta(sandbox).labels?.[LABEL.templateRefHash] !== undefined,
+            meta(sandbox).labels?.[LABEL.templateRefHash] !== undefined &&
+            // Under Recreate, a member of an older blueprint is not handed out (A5).
+            (!recreate || meta(sandbox).labels?.[LABEL.templateHash] === current),
         )
         .sort((a, b) =>
           (meta(a).creationTimestamp ?? "").localeCompare(meta(b).creationTimestamp ?? ""),

@@ -45,8 +45,14 @@ export type Runtime = (context: RuntimeContext) => RuntimeCommand;
 /** image → runtime. Looked up by the full image string, then by the image without its tag. */
 export type RuntimeMap = Record<string, Runtime>;
 
-/** Sleeps until killed; exits on SIGTERM as a well-behaved container does. */
-export const idleRuntime: Runtime = () => ({ command: ["sleep", "2147483647"] });
+/**
+ * Idles until killed, and exits on SIGTERM as a well-behaved container does. It also ends once
+ * the simulator's process is gone, so a test runner that dies without `close()` leaves nothing
+ * behind.
+ */
+export const idleRuntime: Runtime = () => ({
+  command: ["sh", "-c", `while kill -0 ${String(process.pid)} 2>/dev/null; do sleep 1; done`],
+});
 
 export function runtimeFor(runtimes: RuntimeMap, image: string): Runtime {
   const untagged = image.replace(/(@sha256:[0-9a-f]+|:[^/:]+)$/, "");
