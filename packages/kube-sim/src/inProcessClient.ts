@@ -22,6 +22,7 @@ export const KINDS = {
   claim: { group: "extensions.agents.x-k8s.io", plural: "sandboxclaims" },
   template: { group: "extensions.agents.x-k8s.io", plural: "sandboxtemplates" },
   pool: { group: "extensions.agents.x-k8s.io", plural: "sandboxwarmpools" },
+  networkPolicy: { group: "networking.k8s.io", plural: "networkpolicies" },
 } as const;
 
 export type KindName = keyof typeof KINDS;
@@ -58,6 +59,7 @@ export class InProcessClient {
       claim: find("claim"),
       template: find("template"),
       pool: find("pool"),
+      networkPolicy: find("networkPolicy"),
     };
   }
 

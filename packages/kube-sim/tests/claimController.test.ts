@@ -68,7 +68,7 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
     ).items;
   }
 
-  it("§8.4 the template controller labels a SandboxTemplate with its own name hash", async () => {
+  it("§8.4 the template controller labels a SandboxTemplate with its own name hash and keeps its NetworkPolicy while Managed", async () => {
     const f = await clusterFixture();
     current = f;
     await f.custom.createNamespacedCustomObject({
@@ -85,6 +85,36 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
     );
     expect(labelled.metadata.labels?.["agents.x-k8s.io/sandbox-template-ref-hash"]).toBe(
       "cede6d20",
+    );
+    const path =
+      "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/python-template-network-policy";
+    const policy = await eventually(
+      () => f.http(path),
+      (r) => r.status === 200,
+    );
+    expect(policy.body.spec).toMatchObject({
+      podSelector: { matchLabels: { "agents.x-k8s.io/sandbox-template-ref-hash": "cede6d20" } },
+      policyTypes: ["Ingress", "Egress"],
+    });
+    expect(JSON.stringify(policy.body.spec)).toContain("10.0.0.0/8");
+    expect((policy.body.metadata as { ownerReferences: unknown[] }).ownerReferences).toEqual([
+      expect.objectContaining({
+        kind: "SandboxTemplate",
+        name: "python-template",
+        controller: true,
+      }),
+    ]);
+    await f.custom.patchNamespacedCustomObject(
+      {
+        ...TEMPLATES,
+        name: "python-template",
+        body: { spec: { networkPolicyManagement: "Unmanaged" } },
+      },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
+    await eventually(
+      () => f.http(path),
+      (r) => r.status === 404,
     );
   });
 

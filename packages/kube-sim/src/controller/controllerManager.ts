@@ -117,6 +117,7 @@ export class ControllerManager {
       case client.resource("pod"):
       case client.resource("service"):
       case client.resource("pvc"):
+      case client.resource("networkPolicy"):
         break;
       default:
         return;
