@@ -4,7 +4,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterEach, describe, expect, it } from "vitest";
 import { nameHash } from "../src/index.ts";
-import { CLAIMS, SANDBOXES } from "./harness.ts";
+import { CLAIMS, SANDBOXES, watchUntil } from "./harness.ts";
 import type { ControlledFixture, CustomObject } from "./kit.ts";
 import {
   POOLS,
@@ -589,5 +589,36 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
           .length,
       (n) => n === 0,
     );
+  });
+
+  it("§8.5 the official client's wait works: a watch on the claim with fieldSelector metadata.name and resourceVersion 0 sees status.sandbox.name and Ready", async () => {
+    const f = await clusterFixture();
+    current = f;
+    await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
+    await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 1) });
+    await f.custom.createNamespacedCustomObject({ ...CLAIMS, body: claim("waited", "p") });
+    const { events } = await watchUntil(
+      f.kc,
+      {
+        path: "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/default/sandboxclaims",
+        query: { fieldSelector: "metadata.name=waited", resourceVersion: "0" },
+      },
+      (seen) =>
+        seen.some((event) => {
+          const object = event.object as unknown as CustomObject;
+          return (
+            object.status?.sandbox?.name !== undefined &&
+            conditionOf(object, "Ready")?.status === "True"
+          );
+        }),
+    );
+    const last = events.at(-1)?.object as unknown as CustomObject;
+    expect(last.metadata.name).toBe("waited");
+    // Whether or not the member had its IPs when the claim came, it is adopted: the clock never
+    // reaches the 2 s grace after which the claim would cold-start instead.
+    expect(last.status?.sandbox?.name).toMatch(/^p-/);
+    expect(
+      events.every((event) => (event.object as unknown as CustomObject).metadata.name === "waited"),
+    ).toBe(true);
   });
 });
