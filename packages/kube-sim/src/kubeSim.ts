@@ -112,6 +112,17 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
 
   admission.push(...(options.admission ?? []));
 
+  const server = createServer(requestListener({ store, types, registry, handlers, hub }));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  // Started once the server listens, so a failed listen leaves no processes or folders behind.
   const client = new InProcessClient({ store, types, registry, deletion });
   const controller =
     options.controller === true ? new ControllerManager({ store, client, clock }) : undefined;
@@ -140,15 +151,6 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     }
   };
 
-  const server = createServer(requestListener({ store, types, registry, handlers, hub }));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
