@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as k8s from "@kubernetes/client-node";
 import { afterEach, describe, expect, it } from "vitest";
-import { SANDBOXES, sandbox } from "./harness.ts";
+import { SANDBOXES, sandbox, watchUntil } from "./harness.ts";
 import type { ControlledFixture } from "./kit.ts";
 import { alive, clusterFixture, conditionOf, eventually, getSandbox } from "./kit.ts";
 
@@ -159,14 +159,28 @@ describe("fake scheduler and kubelet (§8.6)", { timeout: 20_000 }, () => {
     const f = await clusterFixture();
     current = f;
     f.sim.kubelet?.faults.set({ image: "missing:latest" }, { kind: "ImagePull" });
-    await f.core.createNamespacedPod({
+    const created = await f.core.createNamespacedPod({
       namespace: "default",
       body: pod("pull", { containers: [{ name: "main", image: "missing:latest" }] }),
     });
-    const backoff = await eventually(
-      () => readPod(f, "pull"),
-      (p) => p.status?.containerStatuses?.[0]?.state?.waiting?.reason === "ImagePullBackOff",
+    const reasonOf = (object: Record<string, unknown>): string | undefined =>
+      (object as unknown as k8s.V1Pod).status?.containerStatuses?.[0]?.state?.waiting?.reason;
+    // Every write of the pod, from its creation: ErrImagePull comes before the back-off.
+    const { events } = await watchUntil(
+      f.kc,
+      {
+        path: "/api/v1/namespaces/default/pods",
+        query: {
+          fieldSelector: "metadata.name=pull",
+          resourceVersion: created.metadata?.resourceVersion,
+        },
+      },
+      (seen) => seen.some((event) => reasonOf(event.object) === "ImagePullBackOff"),
     );
+    const reasons = events.map((event) => reasonOf(event.object)).filter((r) => r !== undefined);
+    expect(reasons.slice(0, 2)).toEqual(["ErrImagePull", "ImagePullBackOff"]);
+    const backoff = await readPod(f, "pull");
+    expect(backoff.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe("ImagePullBackOff");
     expect(backoff.status?.phase).toBe("Pending");
     expect(podCondition(backoff, "Ready")?.status).toBe("False");
     expect(f.sim.kubelet?.pids()).toEqual([]);

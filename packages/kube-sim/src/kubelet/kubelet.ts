@@ -323,11 +323,11 @@ export class Kubelet {
     const now = timestamp(this.$.clock);
     const containers = list(spec(pod).containers);
     if (fault?.kind === "ImagePull") {
-      const waiting =
-        condition(pod, "Ready") === undefined &&
-        !JSON.stringify(status(pod)).includes("ErrImagePull")
-          ? "ErrImagePull"
-          : "ImagePullBackOff";
+      // The first failed pull reports ErrImagePull; every later look is the back-off.
+      const pulledBefore = list(status(pod).containerStatuses).some(
+        (c) => record(record(c.state).waiting).reason !== undefined,
+      );
+      const waiting = pulledBefore ? "ImagePullBackOff" : "ErrImagePull";
       this.$.client.mergePatch(
         { kind: "pod", namespace, name },
         {
