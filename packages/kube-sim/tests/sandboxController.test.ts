@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type * as k8s from "@kubernetes/client-node";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RuntimeContext } from "../src/index.ts";
 import { nameHash } from "../src/index.ts";
@@ -423,6 +424,49 @@ describe("agent-sandbox Sandbox controller (§8.1–8.3)", { timeout: 20_000 }, 
     });
     await f.sim.settled();
     expect((await f.core.listNamespacedPod({ namespace: "default" })).items).toEqual([]);
+  });
+
+  it("§8.1 an existing unowned PVC marked adoptable is adopted; one that is not makes Ready=False ReconcilerError", async () => {
+    const f = await start();
+    for (const [name, labels] of [
+      ["data-adopter", { "agents.x-k8s.io/adoptable": "true" }],
+      ["data-refuser", {}],
+    ] as const) {
+      await f.core.createNamespacedPersistentVolumeClaim({
+        namespace: "default",
+        body: JSON.parse(
+          JSON.stringify({ metadata: { name, labels }, spec: { accessModes: ["ReadWriteOnce"] } }),
+        ) as k8s.V1PersistentVolumeClaim,
+      });
+    }
+    const withVolume = {
+      volumeClaimTemplates: [
+        { metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"] } },
+      ],
+    };
+    await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: sandbox("adopter", withVolume),
+    });
+    await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: sandbox("refuser", withVolume),
+    });
+    const adopter = await eventually(() => getSandbox(f, "adopter"), isReady);
+    const pvc = await f.core.readNamespacedPersistentVolumeClaim({
+      name: "data-adopter",
+      namespace: "default",
+    });
+    expect(pvc.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "Sandbox", uid: adopter.metadata.uid, controller: true }),
+    ]);
+    const refuser = await eventually(
+      () => getSandbox(f, "refuser"),
+      (sb) => conditionOf(sb, "Ready")?.reason === "ReconcilerError",
+    );
+    expect(conditionOf(refuser, "Ready")?.message).toBe(
+      "Error seen: PersistentVolumeClaim data-refuser exists and is not adoptable",
+    );
   });
 
   function readFileSafe(path: string): string {

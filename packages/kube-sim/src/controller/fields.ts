@@ -11,6 +11,8 @@ export const LABEL = {
   claimUid: "agents.x-k8s.io/claim-uid",
   templateHash: "agents.x-k8s.io/sandbox-template-hash",
   podTemplateHash: "agents.x-k8s.io/sandbox-pod-template-hash",
+  /** On a PVC (label or annotation): the Sandbox controller may take it over (A3). */
+  adoptable: "agents.x-k8s.io/adoptable",
 } as const;
 
 export const ANNOTATION = {

@@ -127,7 +127,11 @@ export class SandboxController {
     for (const template of list(spec(sandbox).volumeClaimTemplates)) {
       const templateMeta = record(template.metadata);
       const pvcName = `${str(templateMeta.name) ?? ""}-${name}`;
-      if (this.$.client.get("pvc", namespace, pvcName) !== undefined) continue;
+      const existing = this.$.client.get("pvc", namespace, pvcName);
+      if (existing !== undefined) {
+        this.adoptPvc(sandbox, existing);
+        continue;
+      }
       this.$.client.create("pvc", namespace, {
         apiVersion: "v1",
         kind: "PersistentVolumeClaim",
@@ -143,6 +147,30 @@ export class SandboxController {
         spec: clone(record(template.spec)),
       });
     }
+  }
+
+  /**
+   * An existing PVC of the right name is used when this Sandbox controls it, or adopted when it
+   * is unowned and marked adoptable or carries this Sandbox's hash label (A3); any other owner
+   * is a reconcile error.
+   */
+  private adoptPvc(sandbox: KubeObject, pvc: KubeObject): void {
+    if (isControlledBy(pvc, sandbox)) return;
+    const { namespace = "", name = "", labels, annotations } = meta(pvc);
+    const adoptable =
+      labels?.[LABEL.adoptable] === "true" ||
+      annotations?.[LABEL.adoptable] === "true" ||
+      labels?.[LABEL.nameHash] === nameHash(meta(sandbox).name ?? "");
+    if (controllerOf(pvc) !== undefined || !adoptable)
+      throw new Error(`PersistentVolumeClaim ${name} exists and is not adoptable`);
+    this.$.client.mergePatch(
+      { kind: "pvc", namespace, name },
+      {
+        metadata: {
+          ownerReferences: [...(meta(pvc).ownerReferences ?? []), controllerRef(sandbox)],
+        },
+      },
+    );
   }
 
   private podLabelsAndAnnotations(sandbox: KubeObject): {
