@@ -51,6 +51,11 @@ export class GarbageCollector {
     for (const waiter of this.waiters.splice(0)) waiter();
   }
 
+  /** Whether a collection pass is queued. */
+  get busy(): boolean {
+    return this.pending();
+  }
+
   /** Whether a pass is queued; a sweep's own writes queue the next one. */
   private pending(): boolean {
     return this.scheduled !== undefined;

@@ -12,3 +12,16 @@ export type { FaultCode } from "./faults/faultStatus.ts";
 export type { LoggedRequest, RequestQuery } from "./faults/requestLog.ts";
 export type { Verb } from "./faults/requestInfo.ts";
 export type { UserInfo } from "./admission.ts";
+export type { KubeletOptions } from "./kubeSim.ts";
+export { ManualClock } from "./clock.ts";
+export type { Kubelet } from "./kubelet/kubelet.ts";
+export type {
+  Runtime,
+  RuntimeCommand,
+  RuntimeContext,
+  RuntimeMap,
+  RuntimeMount,
+} from "./kubelet/runtimes.ts";
+export { volumeEnvName } from "./kubelet/runtimes.ts";
+export type { FaultTarget, PodFault } from "./kubelet/podFaults.ts";
+export { nameHash } from "./nameHash.ts";

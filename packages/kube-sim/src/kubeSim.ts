@@ -2,19 +2,27 @@
  * Starting and stopping a simulated API server: wires the store, the write paths, the garbage
  * collector and the HTTP edge, and hands tests the controls they need.
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AdmissionHook } from "./admission.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
+import { ControllerManager } from "./controller/controllerManager.ts";
 import { DeletionSystem } from "./deletion.ts";
 import { validatingAdmissionPolicyHook } from "./admissionPolicy/policyHook.ts";
 import { faultInterceptor } from "./faults/faultInterceptor.ts";
 import { FaultInjector } from "./faults/faultRules.ts";
 import { DEFAULT_REQUEST_LOG_LIMIT, RequestLog } from "./faults/requestLog.ts";
+import { containerBaseEnv } from "./env.ts";
 import { GarbageCollector } from "./garbageCollector.ts";
 import { requestListener } from "./httpServer.ts";
+import { InProcessClient } from "./inProcessClient.ts";
 import { kubeConfigYaml } from "./kubeconfig.ts";
+import { Kubelet } from "./kubelet/kubelet.ts";
+import type { RuntimeMap } from "./kubelet/runtimes.ts";
 import type { NameSuffix } from "./names.ts";
 import { randomSuffix } from "./names.ts";
 import { ObjectRegistry } from "./objectRegistry.ts";
@@ -39,6 +47,19 @@ export interface KubeSimOptions {
   admission?: AdmissionHook[];
   /** The random part of generated names; tests inject a fixed one to force collisions. */
   nameSuffix?: NameSuffix;
+  /** Runs the agent-sandbox controllers (§8.1–8.5). Off by default; `pnpm kube-sim` turns it on. */
+  controller?: boolean;
+  /**
+   * Runs the fake scheduler and kubelet (§8.6): pods are scheduled and their containers run as
+   * real processes, by image through `runtimes`; PVCs are folders under `dataDir` (by default a
+   * fresh temporary folder, removed on close). Off when absent.
+   */
+  kubelet?: KubeletOptions;
+}
+
+export interface KubeletOptions {
+  runtimes?: RuntimeMap;
+  dataDir?: string;
 }
 
 export interface KubeSim extends AsyncDisposable {
@@ -58,8 +79,14 @@ export interface KubeSim extends AsyncDisposable {
   compact(): void;
   /** Ends every open watch stream, as an API server restart or a load balancer would. */
   closeWatches(): void;
-  /** Resolves once garbage collection has finished the cascades started so far. */
+  /**
+   * Resolves once garbage collection, the controllers and the kubelet have nothing queued: every
+   * reaction to the writes so far has run. It does not wait for timers on the clock (advance a
+   * ManualClock for those) nor for processes still in their grace period.
+   */
   settled(): Promise<void>;
+  /** The fake kubelet, when enabled: faults, process ids, logs and volume folders for tests. */
+  readonly kubelet: Kubelet | undefined;
   close(): Promise<void>;
 }
 
@@ -116,9 +143,40 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
+
+  // Started once the server listens, so a failed listen leaves no processes or folders behind.
+  const client = new InProcessClient({ store, types, registry, deletion });
+  const controller =
+    options.controller === true ? new ControllerManager({ store, client, clock }) : undefined;
+  const ownDataDir =
+    options.kubelet !== undefined && options.kubelet.dataDir === undefined
+      ? mkdtempSync(join(tmpdir(), "kube-sim-data-"))
+      : undefined;
+  const kubelet =
+    options.kubelet === undefined
+      ? undefined
+      : new Kubelet({
+          store,
+          client,
+          clock,
+          runtimes: options.kubelet.runtimes ?? {},
+          dataDir: options.kubelet.dataDir ?? ownDataDir ?? "",
+          baseEnv: containerBaseEnv(),
+        });
+  const settled = async (): Promise<void> => {
+    // Each part's work can start another's (a pod write wakes the controller, a delete the GC).
+    for (;;) {
+      await gc.settled();
+      await controller?.idle();
+      await kubelet?.idle();
+      if (!gc.busy && controller?.busy !== true && kubelet?.busy !== true) return;
+    }
+  };
+
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve) => {
+      controller?.stop();
       gc.stop();
       faults.releaseAll();
       hub.closeAll();
@@ -126,6 +184,9 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
         resolve();
       });
       server.closeAllConnections();
+    }).then(async () => {
+      await kubelet?.stop();
+      if (ownDataDir !== undefined) rmSync(ownDataDir, { recursive: true, force: true });
     });
     return closed;
   };
@@ -144,7 +205,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     closeWatches: () => {
       hub.closeAll();
     },
-    settled: () => gc.settled(),
+    settled,
+    kubelet,
     close,
     [Symbol.asyncDispose]: close,
   };

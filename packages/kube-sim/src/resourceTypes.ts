@@ -129,6 +129,12 @@ export function builtinResourceTypes(): ResourceType[] {
     }),
     core({ kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"] }),
     core({ kind: "Namespace", plural: "namespaces", shortNames: ["ns"], namespaced: false }),
+    // Stored only: the SandboxTemplate controller writes one per template (§8.4).
+    {
+      ...core({ kind: "NetworkPolicy", plural: "networkpolicies", shortNames: ["netpol"] }),
+      group: "networking.k8s.io",
+      tracksGeneration: true,
+    },
     admissionKind("ValidatingAdmissionPolicy", "validatingadmissionpolicies"),
     admissionKind("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings"),
     ...loadAgentSandboxTypes().map(fromCrd),
