@@ -15,15 +15,15 @@ import { meta } from "../objects.ts";
 import type { ObjectStore, StoreEvent } from "../store.ts";
 import { VirtualTimers } from "../virtualTimers.ts";
 import { WorkQueue } from "../workQueue.ts";
+import { HOST_IP, NODE_NAME, downwardValue } from "./downwardApi.ts";
 import { PodAddresses } from "./podAddresses.ts";
+import { podConditions } from "./podConditions.ts";
 import type { PodFault } from "./podFaults.ts";
 import { PodFaults } from "./podFaults.ts";
 import type { RuntimeMap, RuntimeMount } from "./runtimes.ts";
 import { runtimeFor, volumeEnvName } from "./runtimes.ts";
 import { VolumeFolders } from "./volumeFolders.ts";
 
-export const NODE_NAME = "kube-sim-node";
-const HOST_IP = "127.0.0.1";
 /** How much of each container's output is kept for `logs()`. */
 const LOG_LIMIT = 64 * 1024;
 
@@ -290,33 +290,6 @@ export class Kubelet {
     return result;
   }
 
-  /** The downward API values a `fieldRef` may name. */
-  private fieldValue(pod: KubeObject, path: string, podIP: string): string | undefined {
-    const metadata = meta(pod);
-    switch (path) {
-      case "metadata.name":
-        return metadata.name;
-      case "metadata.namespace":
-        return metadata.namespace;
-      case "metadata.uid":
-        return metadata.uid;
-      case "status.podIP":
-        return podIP;
-      case "status.hostIP":
-        return HOST_IP;
-      case "spec.nodeName":
-        return NODE_NAME;
-      case "spec.serviceAccountName":
-        return str(spec(pod).serviceAccountName) ?? "default";
-      default: {
-        const label = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
-        if (label === null) return undefined;
-        const map = label[1] === "labels" ? metadata.labels : metadata.annotations;
-        return map?.[label[2] ?? ""];
-      }
-    }
-  }
-
   private start(pod: KubeObject): void {
     const { namespace = "", name = "", uid = "" } = meta(pod);
     const fault = this.faultOf(pod);
@@ -334,7 +307,7 @@ export class Kubelet {
           status: {
             phase: "Pending",
             startTime: str(status(pod).startTime) ?? now,
-            conditions: this.conditions(pod, { ready: false, now }),
+            conditions: podConditions(pod, { ready: false, now }),
             containerStatuses: containers.map((c) => ({
               name: str(c.name) ?? "",
               image: str(c.image) ?? "",
@@ -379,7 +352,7 @@ export class Kubelet {
         if (key === undefined) continue;
         const fieldPath = str(record(record(variable.valueFrom).fieldRef).fieldPath);
         const value =
-          fieldPath === undefined ? str(variable.value) : this.fieldValue(pod, fieldPath, ip);
+          fieldPath === undefined ? str(variable.value) : downwardValue(pod, fieldPath, ip);
         if (value !== undefined) env[key] = value;
       }
       env.POD_IP = ip;
@@ -441,28 +414,6 @@ export class Kubelet {
       });
       run.processes.push(proc);
     });
-  }
-
-  private conditions(pod: KubeObject, state: { ready: boolean; now: string }): KubeObject[] {
-    const keep = (type: string, wanted: string): KubeObject => {
-      const old = condition(pod, type);
-      return {
-        type,
-        status: wanted,
-        lastProbeTime: null,
-        lastTransitionTime:
-          old !== undefined && old.status === wanted
-            ? (old.lastTransitionTime ?? state.now)
-            : state.now,
-      };
-    };
-    const ready = state.ready ? "True" : "False";
-    return [
-      keep("Initialized", "True"),
-      keep("Ready", ready),
-      keep("ContainersReady", ready),
-      keep("PodScheduled", "True"),
-    ];
   }
 
   /** A process started or ended: report it, or finish a termination. */
@@ -531,7 +482,7 @@ export class Kubelet {
           hostIPs: [{ ip: HOST_IP }],
           ...(withIp ? { podIP: run.ip, podIPs: [{ ip: run.ip }] } : { podIP: null, podIPs: null }),
           startTime: str(status(pod).startTime) ?? now,
-          conditions: this.conditions(pod, { ready, now }),
+          conditions: podConditions(pod, { ready, now }),
           containerStatuses,
         },
       },
