@@ -4,17 +4,22 @@
 import * as k8s from "@kubernetes/client-node";
 import { afterEach, describe, expect, it } from "vitest";
 import { nameHash } from "../src/index.ts";
-import { CLAIMS, SANDBOXES, watchUntil } from "./harness.ts";
+import { CLAIMS, MERGE, watchUntil } from "./harness.ts";
 import type { ControlledFixture, CustomObject } from "./kit.ts";
 import {
   POOLS,
   TEMPLATES,
+  claim,
   clusterFixture,
   conditionOf,
   eventually,
   getClaim,
   getPool,
   getSandbox,
+  listSandboxes,
+  pool,
+  template,
+  virtualTimeIn,
 } from "./kit.ts";
 
 // Real processes start under whatever load CI puts on the machine: generous per-test budgets.
@@ -24,49 +29,6 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
     await current?.sim.close();
     current = undefined;
   });
-
-  function template(name: string, spec: Record<string, unknown> = {}): Record<string, unknown> {
-    return {
-      apiVersion: "extensions.agents.x-k8s.io/v1beta1",
-      kind: "SandboxTemplate",
-      metadata: { name },
-      spec: {
-        podTemplate: {
-          metadata: { labels: { app: "agent" } },
-          spec: { containers: [{ name: "main", image: "busybox" }] },
-        },
-        ...spec,
-      },
-    };
-  }
-
-  function pool(name: string, templateName: string, replicas: number): Record<string, unknown> {
-    return {
-      apiVersion: "extensions.agents.x-k8s.io/v1beta1",
-      kind: "SandboxWarmPool",
-      metadata: { name },
-      spec: { replicas, sandboxTemplateRef: { name: templateName } },
-    };
-  }
-
-  function claim(
-    name: string,
-    poolName: string,
-    spec: Record<string, unknown> = {},
-  ): Record<string, unknown> {
-    return {
-      apiVersion: "extensions.agents.x-k8s.io/v1beta1",
-      kind: "SandboxClaim",
-      metadata: { name },
-      spec: { warmPoolRef: { name: poolName }, ...spec },
-    };
-  }
-
-  async function listSandboxes(f: ControlledFixture): Promise<CustomObject[]> {
-    return (
-      (await f.custom.listNamespacedCustomObject({ ...SANDBOXES })) as { items: CustomObject[] }
-    ).items;
-  }
 
   it("§8.4 the template controller labels a SandboxTemplate with its own name hash and keeps its NetworkPolicy while Managed", async () => {
     const f = await clusterFixture();
@@ -110,7 +72,7 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
         name: "python-template",
         body: { spec: { networkPolicyManagement: "Unmanaged" } },
       },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+      MERGE,
     );
     await eventually(
       () => f.http(path),
@@ -283,9 +245,7 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
     current = f;
     await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
     await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("empty", "tpl", 0) });
-    const shutdownTime = new Date(f.clock.now().getTime() + 30_000)
-      .toISOString()
-      .replace(/\.\d+Z$/, "Z");
+    const shutdownTime = virtualTimeIn(f, 30_000);
     await f.custom.createNamespacedCustomObject({
       ...CLAIMS,
       body: claim("brief", "empty", { lifecycle: { shutdownTime, shutdownPolicy: "Delete" } }),
@@ -346,9 +306,7 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
     current = f;
     await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
     await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 0) });
-    const shutdownTime = new Date(f.clock.now().getTime() + 5_000)
-      .toISOString()
-      .replace(/\.\d+Z$/, "Z");
+    const shutdownTime = virtualTimeIn(f, 5_000);
     await f.custom.createNamespacedCustomObject({
       ...CLAIMS,
       body: claim("kept", "p", { lifecycle: { shutdownTime } }),
@@ -394,9 +352,7 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
       }),
     });
     await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 0) });
-    const shutdownTime = new Date(f.clock.now().getTime() + 5_000)
-      .toISOString()
-      .replace(/\.\d+Z$/, "Z");
+    const shutdownTime = virtualTimeIn(f, 5_000);
     await f.custom.createNamespacedCustomObject({
       ...CLAIMS,
       body: claim("fg", "p", { lifecycle: { shutdownTime, shutdownPolicy: "DeleteForeground" } }),
@@ -455,101 +411,6 @@ describe("agent-sandbox extensions controllers (§8.4–8.5)", { timeout: 20_000
     );
     const pod = await f.core.readNamespacedPod({ name: "good-meta", namespace: "default" });
     expect(pod.metadata?.labels?.["sandbox.users.io/team"]).toBe("a");
-  });
-
-  it("§8.4 scaling a pool down deletes the surplus members; observedGeneration follows the spec", async () => {
-    const f = await clusterFixture();
-    current = f;
-    await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
-    await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("p", "tpl", 3) });
-    await eventually(
-      () => getPool(f, "p"),
-      (p) => p.status?.readyReplicas === 3,
-    );
-    await f.custom.patchNamespacedCustomObject(
-      { ...POOLS, name: "p", body: { spec: { replicas: 1 } } },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-    );
-    const scaled = await eventually(
-      () => getPool(f, "p"),
-      (p) => p.status?.replicas === 1 && p.status.readyReplicas === 1,
-    );
-    expect(scaled.status?.observedGeneration).toBe(scaled.metadata.generation);
-    expect(scaled.metadata.generation).toBe(2);
-    await eventually(
-      () => listSandboxes(f),
-      (items) => items.length === 1,
-    );
-  });
-
-  it("§8.4 updateStrategy Recreate replaces members made from an older blueprint; OnReplenish keeps them", async () => {
-    const f = await clusterFixture();
-    current = f;
-    await f.custom.createNamespacedCustomObject({ ...TEMPLATES, body: template("tpl") });
-    await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool("keep", "tpl", 1) });
-    const renew = pool("renew", "tpl", 1);
-    (renew.spec as Record<string, unknown>).updateStrategy = { type: "Recreate" };
-    await f.custom.createNamespacedCustomObject({ ...POOLS, body: renew });
-    const membersOf = async (prefix: string): Promise<string[]> =>
-      (await listSandboxes(f))
-        .map((s) => s.metadata.name ?? "")
-        .filter((n) => n.startsWith(`${prefix}-`));
-    for (const name of ["keep", "renew"])
-      await eventually(
-        () => getPool(f, name),
-        (p) => p.status?.readyReplicas === 1,
-      );
-    const [kept] = await membersOf("keep");
-    const [old] = await membersOf("renew");
-    await f.custom.patchNamespacedCustomObject(
-      {
-        ...TEMPLATES,
-        name: "tpl",
-        body: { spec: { podTemplate: { metadata: { labels: { app: "agent", v: "2" } } } } },
-      },
-      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
-    );
-    await eventually(
-      () => membersOf("renew"),
-      (names) => names.length === 1 && names[0] !== old,
-    );
-    await eventually(
-      () => getPool(f, "renew"),
-      (p) => p.status?.readyReplicas === 1,
-    );
-    expect(await membersOf("keep")).toEqual([kept]);
-  });
-
-  it("§8.4 a member still not Ready 5 minutes (virtual) after creation is replaced, unless its pod is Unschedulable", async () => {
-    const f = await clusterFixture();
-    current = f;
-    f.sim.kubelet?.faults.set({ image: "lazy" }, { kind: "NotReady" });
-    f.sim.kubelet?.faults.set({ image: "nowhere" }, { kind: "Unschedulable" });
-    for (const image of ["lazy", "nowhere"]) {
-      await f.custom.createNamespacedCustomObject({
-        ...TEMPLATES,
-        body: template(image, {
-          podTemplate: { spec: { containers: [{ name: "main", image }] } },
-        }),
-      });
-      await f.custom.createNamespacedCustomObject({ ...POOLS, body: pool(image, image, 1) });
-    }
-    const names = async (): Promise<string[]> =>
-      (await listSandboxes(f)).map((s) => s.metadata.name ?? "").sort();
-    const before = await eventually(names, (n) => n.length === 2);
-    await eventually(
-      async () => conditionOf(await getSandbox(f, before[1] ?? ""), "PodScheduled")?.reason,
-      (reason) => reason === "Unschedulable",
-    );
-    await f.sim.settled();
-    f.clock.advance(4 * 60 * 1000);
-    await f.sim.settled();
-    expect(await names()).toEqual(before);
-    f.clock.advance(60 * 1000);
-    const after = await eventually(names, (n) => n.length === 2 && n[0] !== before[0]);
-    expect(after[0]).toMatch(/^lazy-/);
-    // The unschedulable member is kept: replacing it would not help.
-    expect(after[1]).toBe(before[1]);
   });
 
   it("§8.5 / A9 ttlSecondsAfterFinished: the claim mirrors Finished from its Sandbox and is deleted that long after it", async () => {

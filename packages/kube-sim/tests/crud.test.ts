@@ -1,18 +1,11 @@
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's model classes are plain data, and request bodies are object literals as in its own examples. */
+import { ManualClock } from "../src/index.ts";
 import { describe, expect, it } from "vitest";
-import {
-  SANDBOXES,
-  SANDBOX_PATH,
-  failure,
-  manualClock,
-  metadataOf,
-  sandbox,
-  simFixture,
-} from "./harness.ts";
+import { SANDBOXES, SANDBOX_PATH, failure, metadataOf, sandbox, simFixture } from "./harness.ts";
 
 describe("create, get, list (§4.1–§4.3, §9.1)", () => {
   it("§9.1 create answers 201 with uid, resourceVersion, creationTimestamp and generation; a second create is 409 AlreadyExists", async () => {
-    const clock = manualClock("2026-11-29T13:35:00.250Z");
+    const clock = new ManualClock("2026-11-29T13:35:00.250Z");
     await using f = await simFixture({ clock });
     const res = await f.http(SANDBOX_PATH, { method: "POST", body: sandbox("sb1") });
     expect(res.status).toBe(201);

@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's model classes are plain data, and request bodies are object literals as in its own examples. */
+import { ManualClock } from "../src/index.ts";
 import { describe, expect, it } from "vitest";
 import {
   CLAIMS,
@@ -6,7 +7,6 @@ import {
   SANDBOXES,
   SANDBOX_PATH,
   failure,
-  manualClock,
   metadataOf,
   sandbox,
   simFixture,
@@ -94,7 +94,7 @@ describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () =
   });
 
   it("§9.7 with a finalizer: deletionTimestamp set, generation + 1, 200 with the object; removing it deletes and sends DELETED", async () => {
-    const clock = manualClock("2026-11-29T14:00:00.900Z");
+    const clock = new ManualClock("2026-11-29T14:00:00.900Z");
     await using f = await simFixture({ clock });
     await f.custom.createNamespacedCustomObject({
       ...SANDBOXES,

@@ -38,20 +38,6 @@ export function sandbox(
   };
 }
 
-/** A clock tests move by hand. */
-export function manualClock(start = "2026-11-29T13:35:00.250Z"): {
-  now: () => Date;
-  advance: (ms: number) => void;
-} {
-  let current = new Date(start).getTime();
-  return {
-    now: () => new Date(current),
-    advance: (ms) => {
-      current += ms;
-    },
-  };
-}
-
 export interface Fixture extends AsyncDisposable {
   sim: KubeSim;
   kc: k8s.KubeConfig;

@@ -8,6 +8,7 @@ import type { Fixture } from "./harness.ts";
 import { CLAIMS, SANDBOXES, simFixture } from "./harness.ts";
 import type { KubeSimOptions } from "../src/index.ts";
 import { ManualClock } from "../src/index.ts";
+import { timestamp } from "../src/clock.ts";
 
 export interface ControlledFixture extends Fixture {
   clock: ManualClock;
@@ -17,6 +18,11 @@ export async function clusterFixture(options: KubeSimOptions = {}): Promise<Cont
   const clock = new ManualClock();
   const fixture = await simFixture({ clock, controller: true, kubelet: {}, ...options });
   return Object.assign(fixture, { clock });
+}
+
+/** The API timestamp `ms` of virtual time after the fixture's clock now (for shutdownTime). */
+export function virtualTimeIn(f: ControlledFixture, ms: number): string {
+  return timestamp({ now: () => new Date(f.clock.now().getTime() + ms) });
 }
 
 /** Polls `read` until `check` accepts its value; fails with the last value after `ms`. */
@@ -96,4 +102,58 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A SandboxTemplate running busybox, with `spec` merged in. */
+export function template(
+  name: string,
+  spec: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: "extensions.agents.x-k8s.io/v1beta1",
+    kind: "SandboxTemplate",
+    metadata: { name },
+    spec: {
+      podTemplate: {
+        metadata: { labels: { app: "agent" } },
+        spec: { containers: [{ name: "main", image: "busybox" }] },
+      },
+      ...spec,
+    },
+  };
+}
+
+/** A SandboxWarmPool of `replicas` members from `templateName`. */
+export function pool(
+  name: string,
+  templateName: string,
+  replicas: number,
+): Record<string, unknown> {
+  return {
+    apiVersion: "extensions.agents.x-k8s.io/v1beta1",
+    kind: "SandboxWarmPool",
+    metadata: { name },
+    spec: { replicas, sandboxTemplateRef: { name: templateName } },
+  };
+}
+
+/** A SandboxClaim on the pool `poolName`, with `spec` merged in. */
+export function claim(
+  name: string,
+  poolName: string,
+  spec: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: "extensions.agents.x-k8s.io/v1beta1",
+    kind: "SandboxClaim",
+    metadata: { name },
+    spec: { warmPoolRef: { name: poolName }, ...spec },
+  };
+}
+
+/** Every Sandbox in the default namespace. */
+export async function listSandboxes(f: ControlledFixture): Promise<CustomObject[]> {
+  return (
+    (await f.custom.listNamespacedCustomObject({ ...SANDBOXES })) as { items: CustomObject[] }
+  ).items;
 }

@@ -10,7 +10,14 @@ import type { RuntimeContext } from "../src/index.ts";
 import { nameHash } from "../src/index.ts";
 import { MERGE, SANDBOXES, sandbox } from "./harness.ts";
 import type { ControlledFixture } from "./kit.ts";
-import { alive, clusterFixture, conditionOf, eventually, getSandbox } from "./kit.ts";
+import {
+  alive,
+  clusterFixture,
+  conditionOf,
+  eventually,
+  getSandbox,
+  virtualTimeIn,
+} from "./kit.ts";
 
 // Real processes start under whatever load CI puts on the machine: generous per-test budgets.
 describe("agent-sandbox Sandbox controller (§8.1–8.3)", { timeout: 20_000 }, () => {
@@ -258,9 +265,7 @@ describe("agent-sandbox Sandbox controller (§8.1–8.3)", { timeout: 20_000 }, 
 
   it("§9.11 / §8.3 a passed shutdownTime gives Ready=False SandboxExpired and removes the Pod and Service but keeps the PVC (Retain)", async () => {
     const f = await start();
-    const shutdownTime = new Date(f.clock.now().getTime() + 60_000)
-      .toISOString()
-      .replace(/\.\d+Z$/, "Z");
+    const shutdownTime = virtualTimeIn(f, 60_000);
     await f.custom.createNamespacedCustomObject({
       ...SANDBOXES,
       body: sandbox("short", {
@@ -311,9 +316,7 @@ describe("agent-sandbox Sandbox controller (§8.1–8.3)", { timeout: 20_000 }, 
       ...SANDBOXES,
       body: sandbox("doomed", {
         shutdownPolicy: "Delete",
-        shutdownTime: new Date(f.clock.now().getTime() + 10_000)
-          .toISOString()
-          .replace(/\.\d+Z$/, "Z"),
+        shutdownTime: virtualTimeIn(f, 10_000),
         volumeClaimTemplates: [
           { metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"] } },
         ],
