@@ -1,7 +1,9 @@
-/** What the fake kubelet tells a container about its pod: the downward API's values. */
-import { spec, str } from "../controller/fields.ts";
+/** What the fake kubelet tells a container about its pod: its env and the downward API's values. */
+import { list, record, spec, str } from "../controller/fields.ts";
 import type { KubeObject } from "../objects.ts";
 import { meta } from "../objects.ts";
+import type { RuntimeMount } from "./runtimes.ts";
+import { volumeEnvName } from "./runtimes.ts";
 
 /** The one node every pod is scheduled to. */
 export const NODE_NAME = "kube-sim-node";
@@ -32,4 +34,27 @@ export function downwardValue(pod: KubeObject, path: string, podIP: string): str
       return map?.[label[2] ?? ""];
     }
   }
+}
+
+/**
+ * A container's env: `base`, the declared `env` with `fieldRef`s resolved, `POD_IP`, and each
+ * mounted volume's real folder as `KUBE_SIM_VOLUME_<NAME>`.
+ */
+export function containerEnv(
+  pod: KubeObject,
+  container: KubeObject,
+  at: { base: Record<string, string>; podIP: string; mounts: readonly RuntimeMount[] },
+): Record<string, string> {
+  const env = { ...at.base };
+  for (const variable of list(container.env)) {
+    const key = str(variable.name);
+    if (key === undefined) continue;
+    const fieldPath = str(record(record(variable.valueFrom).fieldRef).fieldPath);
+    const value =
+      fieldPath === undefined ? str(variable.value) : downwardValue(pod, fieldPath, at.podIP);
+    if (value !== undefined) env[key] = value;
+  }
+  env.POD_IP = at.podIP;
+  for (const mount of at.mounts) env[volumeEnvName(mount.volume)] = mount.hostPath;
+  return env;
 }

@@ -15,13 +15,13 @@ import { meta } from "../objects.ts";
 import type { ObjectStore, StoreEvent } from "../store.ts";
 import { VirtualTimers } from "../virtualTimers.ts";
 import { WorkQueue } from "../workQueue.ts";
-import { HOST_IP, NODE_NAME, downwardValue } from "./downwardApi.ts";
+import { HOST_IP, NODE_NAME, containerEnv } from "./downwardApi.ts";
 import { PodAddresses } from "./podAddresses.ts";
 import { podConditions } from "./podConditions.ts";
 import type { PodFault } from "./podFaults.ts";
 import { PodFaults } from "./podFaults.ts";
 import type { RuntimeMap, RuntimeMount } from "./runtimes.ts";
-import { runtimeFor, volumeEnvName } from "./runtimes.ts";
+import { runtimeFor } from "./runtimes.ts";
 import { VolumeFolders } from "./volumeFolders.ts";
 
 /** How much of each container's output is kept for `logs()`. */
@@ -346,17 +346,11 @@ export class Kubelet {
     const home = this.volumes.podFolder(uid, "home");
     containers.forEach((container, index) => {
       const containerMounts = mounts[index] ?? [];
-      const env: Record<string, string> = { ...this.$.baseEnv, HOME: home };
-      for (const variable of list(container.env)) {
-        const key = str(variable.name);
-        if (key === undefined) continue;
-        const fieldPath = str(record(record(variable.valueFrom).fieldRef).fieldPath);
-        const value =
-          fieldPath === undefined ? str(variable.value) : downwardValue(pod, fieldPath, ip);
-        if (value !== undefined) env[key] = value;
-      }
-      env.POD_IP = ip;
-      for (const mount of containerMounts) env[volumeEnvName(mount.volume)] = mount.hostPath;
+      const env = containerEnv(pod, container, {
+        base: { ...this.$.baseEnv, HOME: home },
+        podIP: ip,
+        mounts: containerMounts,
+      });
       const image = str(container.image) ?? "";
       const exitFault = fault?.kind === "Exit" ? fault : undefined;
       const command =
