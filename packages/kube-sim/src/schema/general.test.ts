@@ -1,32 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { admitCustomResource } from "./admit.ts";
-import { compileCrd } from "./compile.ts";
 import { unknownFieldOutcome } from "./fieldValidation.ts";
-import { agentSandboxType } from "./testTypes.ts";
+import { agentSandboxType, exampleCrd } from "./testTypes.ts";
 
 /** A one-version CRD whose `spec` has the given properties. */
 function gadget(properties: Record<string, unknown>) {
-  return compileCrd({
-    metadata: { name: "gadgets.example.com" },
-    spec: {
-      group: "example.com",
-      names: { kind: "Gadget", listKind: "GadgetList", plural: "gadgets", singular: "gadget" },
-      scope: "Namespaced",
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: "object",
-              properties: { spec: { type: "object", properties } },
-            },
-          },
-        },
-      ],
-    },
-  });
+  return exampleCrd("Gadget", { type: "object", properties });
 }
 
 function admit(properties: Record<string, unknown>, spec: Record<string, unknown>) {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { admitCustomResource, admitCustomResourceRequest } from "./admit.ts";
 import { RULES_NOT_CHECKED } from "./causes.ts";
-import { compileCrd } from "./compile.ts";
-import { agentSandboxType, betaSandbox } from "./testTypes.ts";
+import { agentSandboxType, betaSandbox, exampleCrd } from "./testTypes.ts";
 
 const sandbox = agentSandboxType("Sandbox");
 
@@ -102,36 +101,14 @@ describe("§5 the CEL rule on v1beta1 Sandbox spec (volumeClaimTemplates is immu
 
 describe("x-kubernetes-validations in general", () => {
   const widget = (rules: unknown[]) =>
-    compileCrd({
-      metadata: { name: "widgets.example.com" },
-      spec: {
-        group: "example.com",
-        names: { kind: "Widget", listKind: "WidgetList", plural: "widgets", singular: "widget" },
-        scope: "Namespaced",
-        versions: [
-          {
-            name: "v1",
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: "object",
-                properties: {
-                  spec: {
-                    type: "object",
-                    properties: {
-                      min: { type: "integer" },
-                      max: { type: "integer" },
-                      tags: { type: "array", items: { type: "string" } },
-                    },
-                    "x-kubernetes-validations": rules,
-                  },
-                },
-              },
-            },
-          },
-        ],
+    exampleCrd("Widget", {
+      type: "object",
+      properties: {
+        min: { type: "integer" },
+        max: { type: "integer" },
+        tags: { type: "array", items: { type: "string" } },
       },
+      "x-kubernetes-validations": rules,
     });
   const body = (spec: Record<string, unknown>) => ({
     apiVersion: "example.com/v1",
@@ -173,50 +150,28 @@ describe("x-kubernetes-validations in general", () => {
   });
 
   it("transition rules correlate list-type map items by key; atomic list items have no old value", () => {
-    const type = compileCrd({
-      metadata: { name: "lists.example.com" },
-      spec: {
-        group: "example.com",
-        names: { kind: "List", listKind: "ListList", plural: "lists", singular: "list" },
-        scope: "Namespaced",
-        versions: [
+    const type = exampleCrd("List", {
+      type: "object",
+      properties: Object.fromEntries(
+        ["keyed", "atomic"].map((name) => [
+          name,
           {
-            name: "v1",
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: "object",
-                properties: {
-                  spec: {
-                    type: "object",
-                    properties: Object.fromEntries(
-                      ["keyed", "atomic"].map((name) => [
-                        name,
-                        {
-                          type: "array",
-                          "x-kubernetes-list-type": name === "keyed" ? "map" : "atomic",
-                          "x-kubernetes-list-map-keys": ["k"],
-                          items: {
-                            type: "object",
-                            properties: {
-                              k: { type: "string" },
-                              v: {
-                                type: "number",
-                                "x-kubernetes-validations": [{ rule: "self >= oldSelf" }],
-                              },
-                            },
-                          },
-                        },
-                      ]),
-                    ),
-                  },
+            type: "array",
+            "x-kubernetes-list-type": name === "keyed" ? "map" : "atomic",
+            "x-kubernetes-list-map-keys": ["k"],
+            items: {
+              type: "object",
+              properties: {
+                k: { type: "string" },
+                v: {
+                  type: "number",
+                  "x-kubernetes-validations": [{ rule: "self >= oldSelf" }],
                 },
               },
             },
           },
-        ],
-      },
+        ]),
+      ),
     });
     const list = (v: number) => [{ k: "a", v }];
     const old = {

@@ -1,3 +1,4 @@
+import { compileCrd } from "./compile.ts";
 import { loadAgentSandboxTypes } from "./load.ts";
 import type { CustomResourceType } from "./types.ts";
 
@@ -31,4 +32,26 @@ export function extension(kind: string, version: string, spec: Body): Body {
     metadata: { name: "x1", namespace: "default" },
     spec,
   };
+}
+
+/** A one-version (`v1`), namespaced CRD in `example.com` whose `spec` has the schema `spec`. */
+export function exampleCrd(kind: string, spec: Body): CustomResourceType {
+  const singular = kind.toLowerCase();
+  const plural = `${singular}s`;
+  return compileCrd({
+    metadata: { name: `${plural}.example.com` },
+    spec: {
+      group: "example.com",
+      names: { kind, listKind: `${kind}List`, plural, singular },
+      scope: "Namespaced",
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", properties: { spec } } },
+        },
+      ],
+    },
+  });
 }
