@@ -101,6 +101,7 @@ export function createBerthApi(
     createContext,
     handleFiles: createFileTransfers({ createContext, maxUploadBytes: env.BERTH_MAX_UPLOAD_BYTES }),
     async close() {
+      await boxes.settled();
       await leaseEvents.close();
       await db.$disconnect();
     },

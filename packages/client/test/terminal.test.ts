@@ -88,6 +88,10 @@ describe("terminals", () => {
       ["process", holderId],
     ]);
     await berth.terminal.close.mutate(scope);
+    // The terminal's hold is gone when close answers; the close call's own holder is released
+    // just behind its answer.
+    expect((await lease()).holders.some((h) => h.kind === "process")).toBe(false);
+    await until(async () => (await lease()).holderCount === 0, "the close call's holder to go");
     expect(await lease()).toMatchObject({ liveness: "draining", holderCount: 0 });
     await until(() => lifecycle.length === 2, "the terminal's closing event");
     follower.unsubscribe();

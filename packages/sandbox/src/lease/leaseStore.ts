@@ -17,15 +17,28 @@ interface RawTransitionRow {
 /** A value bound to a lease function argument. */
 export type LeaseArg = string | number | Date | null;
 
-const SELECT = "SELECT outcome, reason, lease FROM ";
+/** What a statement around a lease function reads: its row, or its row joined with more. */
+interface StatementShape {
+  readonly head: string;
+  readonly tail: string;
+}
+
+const FUNCTION_ROW: StatementShape = { head: "SELECT outcome, reason, lease FROM ", tail: "" };
+
+// berth_lease_acquire's first two arguments ($1, $2) are the workspace and the session.
+const WITH_POINTER: StatementShape = {
+  head: "SELECT f.outcome, f.reason, f.lease, s.active_sandbox_id, s.active_epoch FROM ",
+  tail: " f LEFT JOIN sessions s ON s.id = $2::uuid AND s.workspace_id = $1::uuid",
+};
 
 /** Statement text per call site: a tag's strings array is one object for the life of the process. */
 const statements = new WeakMap<TemplateStringsArray, string>();
 
-function statementFor(strings: TemplateStringsArray): string {
+function statementFor(strings: TemplateStringsArray, shape: StatementShape): string {
   let text = statements.get(strings);
   if (text === undefined) {
-    text = preparedOnce(SELECT + strings.reduce((sql, part, i) => `${sql}$${String(i)}${part}`));
+    const call = strings.reduce((sql, part, i) => `${sql}$${String(i)}${part}`);
+    text = preparedOnce(shape.head + call + shape.tail);
     statements.set(strings, text);
   }
   return text;
@@ -40,10 +53,47 @@ function statementFor(strings: TemplateStringsArray): string {
  */
 export function leaseCall(db: DbClientOrTx) {
   return async (strings: TemplateStringsArray, ...values: LeaseArg[]): Promise<TransitionRow> => {
-    const args = values.map((value) => (value instanceof Date ? wallTime(value) : value));
-    const rows = await db.$queryRawUnsafe<RawTransitionRow[]>(statementFor(strings), ...args);
+    const rows = await db.$queryRawUnsafe<RawTransitionRow[]>(
+      statementFor(strings, FUNCTION_ROW),
+      ...boundValues(values),
+    );
     return singleRow(rows.map(transitionRow));
   };
+}
+
+/** Where a session's operations go: its group box (null) or an enrolled machine, at an epoch. */
+export interface SessionPointer {
+  readonly activeSandboxId: string | null;
+  readonly activeEpoch: number;
+}
+
+/**
+ * leaseCall for berth_lease_acquire that also answers the session's pointer, read in the same
+ * statement: a box call gets its holder and the route its operation takes in one round trip.
+ * The pointer is null when the workspace has no such session.
+ */
+export function acquireCallWithPointer(db: DbClientOrTx) {
+  return async (
+    strings: TemplateStringsArray,
+    ...values: LeaseArg[]
+  ): Promise<{ row: TransitionRow; pointer: SessionPointer | null }> => {
+    const rows = await db.$queryRawUnsafe<
+      (RawTransitionRow & { active_sandbox_id: string | null; active_epoch: number | null })[]
+    >(statementFor(strings, WITH_POINTER), ...boundValues(values));
+    const [raw] = rows;
+    const row = singleRow(rows.map(transitionRow));
+    return {
+      row,
+      pointer:
+        raw?.active_epoch === null || raw?.active_epoch === undefined
+          ? null
+          : { activeSandboxId: raw.active_sandbox_id, activeEpoch: raw.active_epoch },
+    };
+  };
+}
+
+function boundValues(values: readonly LeaseArg[]): LeaseArg[] {
+  return values.map((value) => (value instanceof Date ? wallTime(value) : value));
 }
 
 /**

@@ -16,7 +16,12 @@ import {
   parseInput,
   profileSchema,
 } from "./inputs.ts";
-import { leaseCall, type TransitionRow } from "./leaseStore.ts";
+import {
+  acquireCallWithPointer,
+  leaseCall,
+  type SessionPointer,
+  type TransitionRow,
+} from "./leaseStore.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
 import { parseLeaseRow, type LeaseSnapshot } from "./snapshot.ts";
 import type { AcquirableHolderKind, HolderKind } from "./states.ts";
@@ -64,21 +69,33 @@ export interface ReleaseOutcome {
 export class LeaseSystem {
   readonly #resources: LeaseResources;
   readonly #call: ReturnType<typeof leaseCall>;
+  readonly #callWithPointer: ReturnType<typeof acquireCallWithPointer>;
 
   constructor(resources: LeaseResources) {
     this.#resources = checkedResources(resources);
     this.#call = leaseCall(this.#resources.db);
+    this.#callWithPointer = acquireCallWithPointer(this.#resources.db);
   }
 
   async acquire(input: AcquireInput): Promise<AcquireOutcome> {
+    return (await this.acquireWithPointer(input)).acquired;
+  }
+
+  /**
+   * acquire, also answering the session's pointer as the same statement read it: what a box
+   * call needs before it reaches the box, in one round trip.
+   */
+  async acquireWithPointer(
+    input: AcquireInput,
+  ): Promise<{ acquired: AcquireOutcome; pointer: SessionPointer | null }> {
     const args = parseInput(acquireSchema, input);
     const { config, clock } = this.#resources;
     const now = await clock.now();
-    const row = await this.#call`
+    const { row, pointer } = await this.#callWithPointer`
       berth_lease_acquire(${args.workspaceId}::uuid, ${args.sessionId}::uuid, ${args.kind},
         ${args.holderId}, ${args.profile}::text, ${config.leaseTtlMs}::int, ${config.warmingTimeoutMs}::int,
         ${args.expectedEpoch}::int, ${now}::timestamptz)`;
-    return acquireOutcome(row, args);
+    return { acquired: acquireOutcome(row, args), pointer };
   }
 
   /** Epoch-fenced: a stale epoch changes nothing and answers `alive: false`. */

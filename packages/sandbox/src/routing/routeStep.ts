@@ -1,14 +1,12 @@
 import type { DbClientOrTx } from "@berth/db";
 import { AdmissionSystem } from "../lease/admissionSystem.ts";
+import type { SessionPointer } from "../lease/leaseStore.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { BoxServiceError } from "../services/boxServiceError.ts";
 
 /** Where a session's operations go: its group box (null) or an enrolled machine, at an epoch. */
-export interface Route {
-  readonly activeSandboxId: string | null;
-  readonly activeEpoch: number;
-}
+export type Route = SessionPointer;
 
 /** The holder a call runs under, which a write admission checks is still there. */
 export interface CallHolder {
@@ -37,13 +35,13 @@ export class RouteStep {
       readonly sessionId: string;
       readonly holder: CallHolder;
       readonly operation: { readonly name: string; readonly writes: boolean };
-      /** The pointer as read for this operation, if the caller started reading it already. */
-      readonly route?: Promise<Route>;
+      /** The pointer as read for this operation, if the caller read it already. */
+      readonly route?: Route;
     },
     /** `generation`: the workspace generation a write was admitted at (null for a read). */
     call: (route: Route, generation: number | null) => Promise<T>,
   ): Promise<T> {
-    const route = await (input.route ?? this.read(input.lease.workspaceId, input.sessionId));
+    const route = input.route ?? (await this.read(input.lease.workspaceId, input.sessionId));
     if (route.activeSandboxId !== null)
       throw new BoxServiceError({
         code: "route_unavailable",

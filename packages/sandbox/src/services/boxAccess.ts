@@ -7,7 +7,7 @@ import { ProcessHolders } from "../lease/processHolders.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
-import { RouteStep } from "../routing/routeStep.ts";
+import { RouteStep, type Route } from "../routing/routeStep.ts";
 import { BackendError, type Backend } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
@@ -45,10 +45,11 @@ export interface BoxAccessOptions {
 
 /**
  * Runs calls on a session's live box (the seed's channel A): an exact `direct:<requestId>`
- * holder for the call's duration (touched every TTL/3 while it runs, released in `finally`); a
- * cold box is spawned or rematerialized by the caller that wins the spawner role, and everyone
- * else waits server-side for it, bounded by the warming timeout; then the routing step, then the
- * box. A box found gone is marked lost once and answered `instance_lost`; nothing is replayed.
+ * holder for the call's duration (touched every TTL/3 while it runs, released in `finally`,
+ * behind the answer); a cold box is spawned or rematerialized by the caller that wins the
+ * spawner role, and everyone else waits server-side for it, bounded by the warming timeout;
+ * then the routing step, then the box. A box found gone is marked lost once and answered
+ * `instance_lost`; nothing is replayed.
  */
 export class BoxAccess {
   readonly #resources: LeaseResources;
@@ -61,6 +62,7 @@ export class BoxAccess {
   readonly #archiver: WorkspaceArchiver | undefined;
   readonly #pollMs: number;
   readonly #touchEveryMs: number;
+  readonly #releasing = new Set<Promise<void>>();
 
   constructor(options: BoxAccessOptions) {
     this.#resources = options.resources;
@@ -78,11 +80,11 @@ export class BoxAccess {
 
   async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
     const holder = { kind: "direct" as const, id: `direct:${call.requestId}` };
-    // The pointer for this operation is read while the holder is acquired: a round trip saved.
-    // A pointer that moves meanwhile is still caught: a write's admission checks it again.
-    const route = this.#route.read(call.workspaceId, call.sessionId);
-    route.catch(() => undefined);
-    let lease = await this.#warmLease(call, holder.id);
+    // The pointer for this operation is read by the statement that acquires the holder: a round
+    // trip saved. A pointer that moves meanwhile is still caught: a write's admission checks it.
+    const warm = await this.#warmLease(call, holder.id);
+    let lease = warm.lease;
+    const route = warm.pointer ?? undefined;
     const stopTouching = this.#keepTouching(lease, holder.id);
     try {
       const box = await this.#connect(lease);
@@ -100,13 +102,13 @@ export class BoxAccess {
       );
     } finally {
       stopTouching();
-      await this.#leases.release({
-        workspaceId: lease.workspaceId,
-        leaseId: lease.id,
-        kind: "direct",
-        holderId: holder.id,
-      });
+      this.#releaseBehind(lease, holder.id);
     }
+  }
+
+  /** Resolves once every holder released behind an answer is gone: for an orderly shutdown. */
+  async settled(): Promise<void> {
+    await Promise.all(this.#releasing);
   }
 
   /**
@@ -211,11 +213,17 @@ export class BoxAccess {
     return this.#processes.close({ workspaceId: lease.workspaceId, leaseId: lease.id, holderId });
   }
 
-  /** Acquires the holder and returns the lease once warm: spawning it, or waiting for it. */
-  async #warmLease(call: BoxCall, holderId: string): Promise<LeaseSnapshot> {
+  /**
+   * Acquires the holder and returns the lease once warm (spawning it, or waiting for it), with
+   * the session's pointer as the last acquire read it.
+   */
+  async #warmLease(
+    call: BoxCall,
+    holderId: string,
+  ): Promise<{ lease: LeaseSnapshot; pointer: Route | null }> {
     const deadline = Date.now() + this.#resources.config.warmingTimeoutMs;
     for (;;) {
-      const acquired = await this.#leases.acquire({
+      const { acquired, pointer } = await this.#leases.acquireWithPointer({
         workspaceId: call.workspaceId,
         sessionId: call.sessionId,
         kind: "direct",
@@ -223,11 +231,11 @@ export class BoxAccess {
       });
       switch (acquired.role) {
         case "spawner":
-          return this.#establish(acquired.lease, holderId);
+          return { lease: await this.#establish(acquired.lease, holderId), pointer };
         case "attached":
         case "rearmed":
           if (acquired.lease.liveness === "warm" && acquired.lease.instanceId !== null)
-            return acquired.lease;
+            return { lease: acquired.lease, pointer };
           break;
         case "fenced":
           break;
@@ -359,6 +367,18 @@ export class BoxAccess {
     }, this.#touchEveryMs);
     timer.unref();
     return () => clearInterval(timer);
+  }
+
+  /**
+   * Releases a finished call's holder without holding back its answer: the release is the
+   * call's last round trip, and the caller has nothing to wait for in it. A release that fails
+   * leaves a holder its TTL ends.
+   */
+  #releaseBehind(lease: LeaseSnapshot, holderId: string): void {
+    const releasing = this.#releaseQuietly(lease, holderId).finally(() => {
+      this.#releasing.delete(releasing);
+    });
+    this.#releasing.add(releasing);
   }
 
   async #releaseQuietly(

@@ -67,6 +67,8 @@ describe("box access", () => {
       ),
     );
     expect(reads).toHaveLength(20);
+    // Holders are released behind the answers; once those releases land, none is left.
+    await access.settled();
     const lease = await w.leases.readByGroup(s);
     // Every holder released: the box waits out its idle grace.
     expect(lease).toMatchObject({ liveness: "draining", holderCount: 0 });
@@ -214,6 +216,7 @@ describe("box access", () => {
     }
     finish();
     await expect(running).resolves.toMatchObject({ entries: [] });
+    await access.settled();
     expect(await w.leases.readByGroup(s)).toMatchObject({ liveness: "draining", holderCount: 0 });
   });
 });

@@ -289,7 +289,7 @@ export async function stopBoxd(stop: {
   const { boxd } = stop;
   if (!(await isRunning(boxd))) return;
   // A group signal only when boxd's pid still leads its group: never signal a stranger's group.
-  const target = (await leadsProcessGroup(boxd.pid)) ? -boxd.pid : boxd.pid;
+  const target = leadsProcessGroup(boxd.pid) ? -boxd.pid : boxd.pid;
   sendSignal(target, "SIGTERM");
   if (await waitUntilGone(boxd, stop.graceMs)) return;
   if (!(await isRunning(boxd))) return;
@@ -325,7 +325,7 @@ export async function killStrays(layout: BoxLayout): Promise<number[]> {
     `BOXD_ROOT=${layout.workspace}`,
   ]);
   for (const pid of strays) {
-    if (await leadsProcessGroup(pid)) sendSignal(-pid, "SIGKILL");
+    if (leadsProcessGroup(pid)) sendSignal(-pid, "SIGKILL");
     sendSignal(pid, "SIGKILL");
   }
   return strays;

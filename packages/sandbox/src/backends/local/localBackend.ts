@@ -25,7 +25,9 @@ import { foldersToHide, resolveIsolation, type ResolvedIsolation } from "./bubbl
 import { instanceIdFor, isInstanceId } from "./instanceIds.ts";
 import { toBackendError } from "./localErrors.ts";
 import { settingsFrom, type LocalBackendOptions, type Settings } from "./localSettings.ts";
-import { isRunning } from "./processInfo.ts";
+import { isRunning, type ProcessIdentity } from "./processInfo.ts";
+
+const MAX_KNOWN_CLIENTS = 1024;
 
 /**
  * Boxes as boxd processes on this machine, optionally inside bubblewrap. Each box is a folder
@@ -36,6 +38,12 @@ export class LocalBackend implements Backend {
   readonly kind = "local" as const;
   readonly #settings: Settings;
   #dataDir: Promise<string> | undefined;
+  /**
+   * Clients of the boxds this backend has connected to. A running boxd keeps its port, so a
+   * client stays right for as long as that very process lives: a connect then costs one procfs
+   * read instead of the record, the process check and a new client.
+   */
+  readonly #clients = new Map<string, { boxd: ProcessIdentity; client: BoxClient }>();
 
   constructor(options: LocalBackendOptions) {
     this.#settings = settingsFrom(options);
@@ -72,6 +80,7 @@ export class LocalBackend implements Backend {
   }
 
   async terminate(instanceId: string): Promise<void> {
+    this.#clients.delete(instanceId);
     await this.#guarded({ operation: "terminate", instanceId }, async (layout) => {
       if (!(await pathExists(layout.folder))) return;
       // A folder without a record is a create cut short: there is nothing running to stop.
@@ -88,6 +97,7 @@ export class LocalBackend implements Backend {
   }
 
   async suspend(instanceId: string): Promise<void> {
+    this.#clients.delete(instanceId);
     await this.#guarded({ operation: "suspend", instanceId }, async (layout) => {
       const record = await this.#existing(layout);
       await this.#stop(layout, record.boxd);
@@ -98,6 +108,11 @@ export class LocalBackend implements Backend {
   }
 
   async connect(instanceId: string): Promise<BoxClient> {
+    const known = this.#clients.get(instanceId);
+    if (known !== undefined) {
+      if (await isRunning(known.boxd)) return known.client;
+      this.#clients.delete(instanceId);
+    }
     try {
       const layout = await this.#layout(instanceId);
       const record = await this.#existing(layout);
@@ -108,13 +123,25 @@ export class LocalBackend implements Backend {
           instanceId,
         });
       }
-      return createBoxClient({
+      const client = createBoxClient({
         baseUrl: `http://127.0.0.1:${String(record.boxd.port)}`,
         token: this.#token(instanceId),
       });
+      this.#remember(instanceId, { boxd: record.boxd, client });
+      return client;
     } catch (error) {
       throw toBackendError(error, { operation: "connect", instanceId });
     }
+  }
+
+  #remember(instanceId: string, known: { boxd: ProcessIdentity; client: BoxClient }): void {
+    // Boxes stopped by other processes are only noticed on their next connect: the oldest
+    // entries make room, so a long-lived server does not keep every box it ever reached.
+    if (this.#clients.size >= MAX_KNOWN_CLIENTS) {
+      const oldest = this.#clients.keys().next();
+      if (oldest.done !== true) this.#clients.delete(oldest.value);
+    }
+    this.#clients.set(instanceId, known);
   }
 
   async inventory(): Promise<readonly BoxInfo[]> {

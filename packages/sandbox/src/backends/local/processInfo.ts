@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 
 // Box processes outlive the control plane, so a pid read back from box.json may by then name
@@ -19,10 +20,13 @@ interface ProcStat {
   readonly startTicks: string;
 }
 
-async function readStat(pid: number): Promise<ProcStat | undefined> {
+function readStat(pid: number): ProcStat | undefined {
   let text: string;
   try {
-    text = await readFile(`/proc/${String(pid)}/stat`, "utf8");
+    // Read synchronously: procfs answers from kernel memory in microseconds, while the
+    // promise API's open, stat, read and close are four thread-pool hops — most of what a
+    // connect to a running box costs.
+    text = readFileSync(`/proc/${String(pid)}/stat`, "utf8");
   } catch {
     return undefined;
   }
@@ -45,14 +49,14 @@ function currentBootId(): Promise<string | null> {
   return bootIdOnce;
 }
 
-let procfsOnce: Promise<boolean> | undefined;
-function hasProcfs(): Promise<boolean> {
-  procfsOnce ??= readStat(process.pid).then((stat) => stat !== undefined);
-  return procfsOnce;
+let procfs: boolean | undefined;
+function hasProcfs(): boolean {
+  procfs ??= readStat(process.pid) !== undefined;
+  return procfs;
 }
 
 export async function identify(pid: number): Promise<ProcessIdentity> {
-  const stat = await readStat(pid);
+  const stat = readStat(pid);
   return { pid, startTicks: stat?.startTicks ?? null, bootId: await currentBootId() };
 }
 
@@ -60,10 +64,10 @@ export async function identify(pid: number): Promise<ProcessIdentity> {
 export async function isRunning(identity: ProcessIdentity): Promise<boolean> {
   const boot = await currentBootId();
   if (identity.bootId !== null && boot !== null && identity.bootId !== boot) return false;
-  const stat = await readStat(identity.pid);
+  const stat = readStat(identity.pid);
   if (stat === undefined) {
     // Without procfs (not Linux) a signal-0 probe is all there is.
-    return (await hasProcfs()) ? false : signalZero(identity.pid);
+    return hasProcfs() ? false : signalZero(identity.pid);
   }
   // A zombie has exited: it only waits for a parent that may be gone (or a PID 1 that never reaps).
   if (stat.state === "Z" || stat.state === "X") return false;
@@ -80,10 +84,10 @@ function signalZero(pid: number): boolean {
 }
 
 /** Whether pid leads its own process group, so signalling -pid reaches exactly its group. */
-export async function leadsProcessGroup(pid: number): Promise<boolean> {
-  const stat = await readStat(pid);
+export function leadsProcessGroup(pid: number): boolean {
+  const stat = readStat(pid);
   // Without procfs, trust the spawn: detached children are started as group leaders.
-  if (stat === undefined) return !(await hasProcfs());
+  if (stat === undefined) return !hasProcfs();
   return stat.pgrp === pid;
 }
 
@@ -99,7 +103,7 @@ async function allPids(): Promise<number[]> {
 export async function childPids(pid: number): Promise<number[]> {
   const children: number[] = [];
   for (const candidate of await allPids()) {
-    if ((await readStat(candidate))?.ppid === pid) children.push(candidate);
+    if (readStat(candidate)?.ppid === pid) children.push(candidate);
   }
   return children;
 }
@@ -119,7 +123,7 @@ export async function pidsWithEnvironment(entries: readonly string[]): Promise<n
     }
     const variables = new Set(environ.split("\0"));
     if (!entries.every((entry) => variables.has(entry))) continue;
-    const stat = await readStat(pid);
+    const stat = readStat(pid);
     if (stat !== undefined && stat.state !== "Z" && stat.state !== "X") found.push(pid);
   }
   return found;
