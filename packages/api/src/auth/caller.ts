@@ -1,4 +1,4 @@
-import type { DbClient, MembershipRole } from "@berth/db";
+import { preparedOnce, type DbClient, type MembershipRole } from "@berth/db";
 import type { Clock } from "@berth/sandbox/clock";
 import type { BerthAuth } from "./betterAuth.ts";
 import { isMembershipRole, lowerRole } from "./roles.ts";
@@ -46,6 +46,17 @@ interface TokenRow {
   readonly member_role: string | null;
 }
 
+/**
+ * The token and its user's membership in the token's workspace, joined: one round trip, on
+ * every call a token makes, so it is prepared once per connection.
+ */
+const TOKEN_LOOKUP = preparedOnce(`
+  SELECT t.id, t.user_id, t.workspace_id, t.role, t.expires_at, t.revoked_at, t.last_used_at,
+         m.role AS member_role
+    FROM api_tokens t
+    LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
+   WHERE t.token_hash = $1`);
+
 /** last_used_at is written at most this often per token, so a busy script is not a write per call. */
 const lastUsedResolutionMs = 60_000;
 
@@ -69,13 +80,7 @@ export async function resolveCaller(input: {
 }
 
 async function resolveToken(token: string, input: { db: DbClient; clock: Clock }): Promise<Caller> {
-  // One round trip: the token and its user's membership in the token's workspace, joined.
-  const rows = await input.db.$queryRaw<TokenRow[]>`
-    SELECT t.id, t.user_id, t.workspace_id, t.role, t.expires_at, t.revoked_at, t.last_used_at,
-           m.role AS member_role
-      FROM api_tokens t
-      LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
-     WHERE t.token_hash = ${hashBearerSecret(token)}`;
+  const rows = await input.db.$queryRawUnsafe<TokenRow[]>(TOKEN_LOOKUP, hashBearerSecret(token));
   const row = rows[0] ?? null;
   if (row === null) throw new CredentialRefusedError("token_unknown");
   if (row.revoked_at !== null) throw new CredentialRefusedError("token_revoked");

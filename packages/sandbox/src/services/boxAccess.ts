@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { AcquireOutcome } from "../lease/errors.ts";
@@ -375,9 +375,12 @@ export class BoxAccess {
    * leaves a holder its TTL ends.
    */
   #releaseBehind(lease: LeaseSnapshot, holderId: string): void {
-    const releasing = this.#releaseQuietly(lease, holderId).finally(() => {
-      this.#releasing.delete(releasing);
-    });
+    // Started on the next turn of the event loop, so the answer is written out first.
+    const releasing = nextTurn()
+      .then(() => this.#releaseQuietly(lease, holderId))
+      .finally(() => {
+        this.#releasing.delete(releasing);
+      });
     this.#releasing.add(releasing);
   }
 
