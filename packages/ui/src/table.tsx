@@ -10,8 +10,17 @@ import { cn } from "./cn.ts";
 export function Table({
   className,
   frameClassName,
+  lazyColumns,
+  style,
   ...props
-}: ComponentProps<"table"> & { frameClassName?: string }) {
+}: ComponentProps<"table"> & {
+  frameClassName?: string;
+  /**
+   * For long tables: a CSS grid column template (e.g. `2fr 8rem 1fr`) that lays the rows out
+   * as grid rows whose off-screen ones the browser skips (`.table-lazy` in the kit's styles).
+   */
+  lazyColumns?: string;
+}) {
   return (
     <div
       data-slot="table-frame"
@@ -26,8 +35,14 @@ export function Table({
           "w-full caption-top border-separate border-spacing-0 text-sm",
           "[&_tbody_tr:hover]:bg-muted/50 [&_td]:border-b [&_td]:border-border [&_td]:px-3 [&_td]:py-2 [&_td]:align-middle",
           "[&_tbody_th]:border-b [&_tbody_th]:border-border [&_tbody_th]:px-3 [&_tbody_th]:py-2 [&_tbody_th]:text-left [&_tbody_th]:align-middle [&_tbody_th]:font-medium [&_tbody_th]:whitespace-nowrap",
+          lazyColumns !== undefined && "table-lazy",
           className,
         )}
+        style={
+          lazyColumns === undefined
+            ? style
+            : { ...style, ["--table-columns" as string]: lazyColumns }
+        }
         {...props}
       />
     </div>

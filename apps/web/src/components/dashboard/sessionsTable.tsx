@@ -75,6 +75,7 @@ export function SessionsTable({
   return (
     <Table
       frameClassName="max-h-[40rem]"
+      lazyColumns="minmax(12rem, 3fr) minmax(7rem, 1fr) minmax(6rem, 1fr) minmax(7rem, 1fr) minmax(5rem, 1fr) minmax(10rem, 1.5fr)"
       // Column looks set once here rather than repeated on each row's cells.
       className="[&_td:nth-child(1)]:font-medium [&_td:nth-child(3)]:font-mono [&_td:nth-child(3)]:text-xs [&_td:nth-child(3)]:tabular-nums [&_td:nth-child(6)]:whitespace-nowrap [&_td:nth-child(6)]:text-muted-foreground"
     >
