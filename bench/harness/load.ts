@@ -77,3 +77,32 @@ export async function interleave(options: {
   }
   return { berth: combineRounds(berth), baseline: combineRounds(baseline) };
 }
+
+/**
+ * Times `calls` sequential calls of each side in alternating blocks of `block` calls (which side
+ * goes first alternates too), so a noisy spell of the machine lands on both sides alike; every
+ * call's latency is kept, for quantiles over all of them.
+ */
+export async function interleaveCalls(options: {
+  calls: number;
+  block: number;
+  berth: () => Promise<unknown>;
+  baseline: () => Promise<unknown>;
+}): Promise<{ berth: number[]; baseline: number[] }> {
+  const times = { berth: [] as number[], baseline: [] as number[] };
+  const sides = [
+    [times.berth, options.berth],
+    [times.baseline, options.baseline],
+  ] as const;
+  for (let done = 0, round = 0; done < options.calls; done += options.block, round += 1) {
+    const size = Math.min(options.block, options.calls - done);
+    for (const [latencies, call] of round % 2 === 0 ? sides : [...sides].reverse()) {
+      for (let i = 0; i < size; i += 1) {
+        const began = performance.now();
+        await call();
+        latencies.push(performance.now() - began);
+      }
+    }
+  }
+  return times;
+}

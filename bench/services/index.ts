@@ -9,39 +9,23 @@ import { removeLocalBoxes } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
 import pg from "pg";
 import { defineBenchmark } from "../harness/benchmark.ts";
+import { interleaveCalls } from "../harness/load.ts";
 import { median, quantile, round } from "../harness/stats.ts";
 
 const GOAL_RATIO = 1.5;
 const SECRET = "bench-services-secret-0123456789abcdef01";
 const FILE_BYTES = 4096;
 
-/** Block size of the interleaving: small enough that the machine's drift hits both sides. */
+/** Calls per block of the interleaving: few enough that the machine's drift hits both sides. */
 const BLOCK = 50;
 
-/**
- * Times `runs` calls of each side, alternating blocks of BLOCK calls, so a noisy spell of this
- * shared machine lands on Berth and on the baseline alike instead of on whichever ran then.
- */
-async function interleaved(
+/** Times `runs` calls of Berth and of the baseline, alternating blocks (see interleaveCalls). */
+function interleaved(
   runs: number,
   berth: () => Promise<unknown>,
   baseline: () => Promise<unknown>,
 ): Promise<{ berth: number[]; baseline: number[] }> {
-  const times = { berth: [] as number[], baseline: [] as number[] };
-  for (let done = 0; done < runs; done += BLOCK) {
-    const size = Math.min(BLOCK, runs - done);
-    for (const [side, call] of [
-      [times.berth, berth],
-      [times.baseline, baseline],
-    ] as const) {
-      for (let i = 0; i < size; i += 1) {
-        const started = performance.now();
-        await call();
-        side.push(performance.now() - started);
-      }
-    }
-  }
-  return times;
+  return interleaveCalls({ calls: runs, block: BLOCK, berth, baseline });
 }
 
 /** Transactions the database has committed: each autocommit statement is one round trip. */
@@ -101,7 +85,10 @@ export default defineBenchmark({
         const before = await transactions(stats, database.name);
         const times = await run();
         const committed = (await transactions(stats, database.name)) - before - 1;
-        return { ...times, roundTrips: (committed - 2 * times.baseline.length) / times.berth.length };
+        return {
+          ...times,
+          roundTrips: (committed - 2 * times.baseline.length) / times.berth.length,
+        };
       };
       const raw = new pg.Client({ connectionString: database.url });
       await raw.connect();
