@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, realpath, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
@@ -29,6 +30,12 @@ import { isRunning, type ProcessIdentity } from "./processInfo.ts";
 
 const MAX_KNOWN_CLIENTS = 1024;
 
+interface KnownClient {
+  readonly boxd: ProcessIdentity;
+  readonly recordFile: string;
+  readonly client: BoxClient;
+}
+
 /**
  * Boxes as boxd processes on this machine, optionally inside bubblewrap. Each box is a folder
  * with a box.json record; boxd runs detached, so web and worker restarts leave boxes running,
@@ -40,10 +47,11 @@ export class LocalBackend implements Backend {
   #dataDir: Promise<string> | undefined;
   /**
    * Clients of the boxds this backend has connected to. A running boxd keeps its port, so a
-   * client stays right for as long as that very process lives: a connect then costs one procfs
-   * read instead of the record, the process check and a new client.
+   * client stays right for as long as its box's record is there and that very process lives:
+   * a connect then costs a file check and one procfs read instead of reading the record and
+   * making a new client.
    */
-  readonly #clients = new Map<string, { boxd: ProcessIdentity; client: BoxClient }>();
+  readonly #clients = new Map<string, KnownClient>();
 
   constructor(options: LocalBackendOptions) {
     this.#settings = settingsFrom(options);
@@ -110,7 +118,8 @@ export class LocalBackend implements Backend {
   async connect(instanceId: string): Promise<BoxClient> {
     const known = this.#clients.get(instanceId);
     if (known !== undefined) {
-      if (await isRunning(known.boxd)) return known.client;
+      // A removed record is a box gone (not_found below), even while its boxd is still dying.
+      if (existsSync(known.recordFile) && (await isRunning(known.boxd))) return known.client;
       this.#clients.delete(instanceId);
     }
     try {
@@ -127,14 +136,14 @@ export class LocalBackend implements Backend {
         baseUrl: `http://127.0.0.1:${String(record.boxd.port)}`,
         token: this.#token(instanceId),
       });
-      this.#remember(instanceId, { boxd: record.boxd, client });
+      this.#remember(instanceId, { boxd: record.boxd, recordFile: layout.recordFile, client });
       return client;
     } catch (error) {
       throw toBackendError(error, { operation: "connect", instanceId });
     }
   }
 
-  #remember(instanceId: string, known: { boxd: ProcessIdentity; client: BoxClient }): void {
+  #remember(instanceId: string, known: KnownClient): void {
     // Boxes stopped by other processes are only noticed on their next connect: the oldest
     // entries make room, so a long-lived server does not keep every box it ever reached.
     if (this.#clients.size >= MAX_KNOWN_CLIENTS) {
