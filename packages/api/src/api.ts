@@ -30,6 +30,8 @@ export interface BerthApi {
   handleFiles(request: Request): Promise<Response>;
   /** Resolves the caller from the request's cookie or bearer token. */
   createContext(request: { headers: Headers }): Promise<ApiContext>;
+  /** Resolves once the holder releases queued behind answers already sent have landed. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export function createBerthApi(
     handleAuth: (request) => auth.handler(request),
     createContext,
     handleFiles: createFileTransfers({ createContext, maxUploadBytes: env.BERTH_MAX_UPLOAD_BYTES }),
+    settled: () => boxes.settled(),
     async close() {
       await boxes.settled();
       await leaseEvents.close();

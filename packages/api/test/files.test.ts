@@ -114,6 +114,7 @@ describe("file transfers", () => {
     expect(sha256(received)).toBe(sha256(bytes));
     // Reads advance nothing, and the call's holder is gone once the bytes are sent.
     expect(await generation()).toBe(before + 1n);
+    await suite.api.settled();
     const lease = await suite.db.sandboxLease.findFirstOrThrow({
       where: { workspaceId: world.workspaceId, liveness: { in: ["warm", "draining"] } },
       include: { holders: true },
@@ -158,6 +159,8 @@ describe("file transfers", () => {
   });
 
   it("answers each refusal with its code in tRPC's error shape; refused callers change nothing", async () => {
+    // The earlier tests' holders are released behind their answers: let them land first.
+    await suite.api.settled();
     const rows = await workspaceRowHashes(suite.db, world.workspaceId);
     const cases: { request: Transfer; status: number; code: string }[] = [
       {

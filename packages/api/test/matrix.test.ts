@@ -85,6 +85,7 @@ function berthCodeOf(error: TRPCError): string | undefined {
 
 /** Calls, and proves the call wrote nothing anywhere. */
 async function callWritingNothing(path: string, credential: Credential, input: unknown) {
+  await suite.api.settled();
   const before = await rowHashes(suite.db);
   const outcome = await call(path, credential, input);
   expect(await rowHashes(suite.db), `${path} wrote rows`).toEqual(before);
@@ -135,6 +136,7 @@ describe("isolation: another workspace's owner, with a valid id of the victim's"
     "%s, given the outsider's own workspace and the victim's other ids, neither shows nor touches the victim's rows",
     async (path) => {
       const input = requireFixture(path).input({ ...victim, workspaceId: outsider.workspaceId });
+      await suite.api.settled();
       const before = await workspaceRowHashes(suite.db, victim.workspaceId);
       const outcome = await call(path, { cookie: outsider.owner.cookie }, input);
       expect(
