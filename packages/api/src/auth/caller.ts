@@ -1,4 +1,4 @@
-import { preparedOnce, type DbClient, type MembershipRole } from "@berth/db";
+import { preparedOnce, queryRows, type DbClient, type MembershipRole } from "@berth/db";
 import type { Clock } from "@berth/sandbox/clock";
 import type { BerthAuth } from "./betterAuth.ts";
 import { isMembershipRole, lowerRole } from "./roles.ts";
@@ -40,25 +40,28 @@ interface TokenRow {
   readonly user_id: string;
   readonly workspace_id: string;
   readonly role: string;
-  readonly expires_at: Date | null;
-  readonly revoked_at: Date | null;
-  readonly last_used_at: Date | null;
+  readonly revoked: boolean;
+  readonly expired: boolean;
+  /** last_used_at is older than its resolution (or unset): time to write it again. */
+  readonly stale_use: boolean;
   readonly member_role: string | null;
 }
 
 /**
  * The token and its user's membership in the token's workspace, joined: one round trip, on
- * every call a token makes, so it is prepared once per connection.
+ * every call a token makes, so it is prepared once per connection. Times are compared here,
+ * against the caller's clock ($2), so no timestamp has to be read back.
+ * last_used_at is written at most once a minute per token, so a busy script is not a write per call.
  */
 const TOKEN_LOOKUP = preparedOnce(`
-  SELECT t.id, t.user_id, t.workspace_id, t.role, t.expires_at, t.revoked_at, t.last_used_at,
+  SELECT t.id, t.user_id, t.workspace_id, t.role,
+         t.revoked_at IS NOT NULL AS revoked,
+         COALESCE(t.expires_at <= $2::timestamptz, false) AS expired,
+         COALESCE(t.last_used_at <= $2::timestamptz - interval '1 minute', true) AS stale_use,
          m.role AS member_role
     FROM api_tokens t
     LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
    WHERE t.token_hash = $1`);
-
-/** last_used_at is written at most this often per token, so a busy script is not a write per call. */
-const lastUsedResolutionMs = 60_000;
 
 /**
  * Resolves the caller from a request's headers: a `Bearer` token first (scripts), else the
@@ -80,20 +83,16 @@ export async function resolveCaller(input: {
 }
 
 async function resolveToken(token: string, input: { db: DbClient; clock: Clock }): Promise<Caller> {
-  const rows = await input.db.$queryRawUnsafe<TokenRow[]>(TOKEN_LOOKUP, hashBearerSecret(token));
+  const now = await input.clock.now();
+  const rows = await queryRows<TokenRow>(input.db, TOKEN_LOOKUP, [hashBearerSecret(token), now]);
   const row = rows[0] ?? null;
   if (row === null) throw new CredentialRefusedError("token_unknown");
-  if (row.revoked_at !== null) throw new CredentialRefusedError("token_revoked");
-  const now = await input.clock.now();
-  if (row.expires_at !== null && row.expires_at <= now)
-    throw new CredentialRefusedError("token_expired");
+  if (row.revoked) throw new CredentialRefusedError("token_revoked");
+  if (row.expired) throw new CredentialRefusedError("token_expired");
   const memberRole = row.member_role;
   if (memberRole === null || !isMembershipRole(memberRole) || !isMembershipRole(row.role))
     throw new CredentialRefusedError("not_a_member");
-  if (
-    row.last_used_at === null ||
-    now.getTime() - row.last_used_at.getTime() >= lastUsedResolutionMs
-  )
+  if (row.stale_use)
     await input.db.apiToken.updateMany({
       where: { id: row.id, revokedAt: null },
       data: { lastUsedAt: now },

@@ -1,3 +1,4 @@
+import { preparedOnce, queryRows } from "@berth/db";
 import { z } from "zod";
 import { epochSchema, holderIdSchema, holderKindSchema, idSchema, parseInput } from "./inputs.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
@@ -28,6 +29,14 @@ export type AdmitWriteOutcome =
 
 export type SettleOutcome = "settled" | "already_settled" | "not_found";
 
+// Every write through box services runs these two: fixed texts, prepared once per connection.
+const ADMIT = preparedOnce(`
+  SELECT outcome, reason, admission_id, generation FROM berth_lease_admit_write($1::uuid,
+    $2::uuid, $3::uuid, $4::int, $5, $6, $7, $8::uuid, $9::int, $10, $11::timestamptz)`);
+const SETTLE = preparedOnce(
+  "SELECT berth_lease_settle_admission($1::uuid, $2::uuid, $3, $4::timestamptz) AS result",
+);
+
 /**
  * Write admissions: every persistable write through box services first advances the lease's
  * workspace generation under the exact fence, so an archive can prove it captured every write.
@@ -43,19 +52,25 @@ export class AdmissionSystem {
     const a = parseInput(admitSchema, input);
     const { db, clock } = this.#resources;
     const now = await clock.now();
-    const [row] = await db.$queryRaw<
-      [
-        {
-          outcome: string;
-          reason: string | null;
-          admission_id: string | null;
-          generation: number | null;
-        },
-      ]
-    >`
-      SELECT outcome, reason, admission_id, generation FROM berth_lease_admit_write(${a.workspaceId}::uuid,
-        ${a.leaseId}::uuid, ${a.sessionId}::uuid, ${a.expectedEpoch}::int, ${a.instanceId}, ${a.holderKind},
-        ${a.holderId}, ${a.routeTargetId}::uuid, ${a.routeEpoch}::int, ${a.operation}, ${now}::timestamptz)`;
+    const [row] = await queryRows<{
+      outcome: string;
+      reason: string | null;
+      admission_id: string | null;
+      generation: number | null;
+    }>(db, ADMIT, [
+      a.workspaceId,
+      a.leaseId,
+      a.sessionId,
+      a.expectedEpoch,
+      a.instanceId,
+      a.holderKind,
+      a.holderId,
+      a.routeTargetId,
+      a.routeEpoch,
+      a.operation,
+      now,
+    ]);
+    if (row === undefined) throw new Error("berth_lease_admit_write answered no row");
     if (row.outcome === "admitted" && row.admission_id !== null && row.generation !== null) {
       return { admitted: true, admissionId: row.admission_id, generation: row.generation };
     }
@@ -77,9 +92,13 @@ export class AdmissionSystem {
       input,
     );
     const now = await this.#resources.clock.now();
-    const [row] = await this.#resources.db.$queryRaw<[{ result: SettleOutcome }]>`
-      SELECT berth_lease_settle_admission(${a.workspaceId}::uuid, ${a.admissionId}::uuid, ${a.outcome},
-        ${now}::timestamptz) AS result`;
+    const [row] = await queryRows<{ result: SettleOutcome }>(this.#resources.db, SETTLE, [
+      a.workspaceId,
+      a.admissionId,
+      a.outcome,
+      now,
+    ]);
+    if (row === undefined) throw new Error("berth_lease_settle_admission answered no row");
     return row.result;
   }
 }

@@ -1,4 +1,4 @@
-import { preparedOnce, Prisma, type DbClientOrTx } from "@berth/db";
+import { preparedOnce, Prisma, queryRows, type DbClientOrTx } from "@berth/db";
 import { parseLeaseRow, type LeaseSnapshot } from "./snapshot.ts";
 
 /** One row of any lease function: what happened, why, and the lease after it. */
@@ -53,10 +53,7 @@ function statementFor(strings: TemplateStringsArray, shape: StatementShape): str
  */
 export function leaseCall(db: DbClientOrTx) {
   return async (strings: TemplateStringsArray, ...values: LeaseArg[]): Promise<TransitionRow> => {
-    const rows = await db.$queryRawUnsafe<RawTransitionRow[]>(
-      statementFor(strings, FUNCTION_ROW),
-      ...boundValues(values),
-    );
+    const rows = await queryRows<RawTransitionRow>(db, statementFor(strings, FUNCTION_ROW), values);
     return singleRow(rows.map(transitionRow));
   };
 }
@@ -77,9 +74,9 @@ export function acquireCallWithPointer(db: DbClientOrTx) {
     strings: TemplateStringsArray,
     ...values: LeaseArg[]
   ): Promise<{ row: TransitionRow; pointer: SessionPointer | null }> => {
-    const rows = await db.$queryRawUnsafe<
-      (RawTransitionRow & { active_sandbox_id: string | null; active_epoch: number | null })[]
-    >(statementFor(strings, WITH_POINTER), ...boundValues(values));
+    const rows = await queryRows<
+      RawTransitionRow & { active_sandbox_id: string | null; active_epoch: number | null }
+    >(db, statementFor(strings, WITH_POINTER), values);
     const [raw] = rows;
     const row = singleRow(rows.map(transitionRow));
     return {
@@ -90,10 +87,6 @@ export function acquireCallWithPointer(db: DbClientOrTx) {
           : { activeSandboxId: raw.active_sandbox_id, activeEpoch: raw.active_epoch },
     };
   };
-}
-
-function boundValues(values: readonly LeaseArg[]): LeaseArg[] {
-  return values.map((value) => (value instanceof Date ? wallTime(value) : value));
 }
 
 /**
@@ -116,16 +109,6 @@ export async function callLeaseFunctionOnce(
   call: Prisma.Sql,
 ): Promise<TransitionRow> {
   return singleRow(await callLeaseFunction(db, call));
-}
-
-/**
- * A Date as Prisma's raw path sends one (which costs it a check, a format, a re-parse and a
- * re-format per value): its UTC wall time without a zone, read in the session's TimeZone. Keep
- * it so: Prisma reads timestamptz results back as UTC wall time too, so DatabaseClock's `now`
- * (read through Prisma) and this argument agree even on a server whose TimeZone is not UTC.
- */
-function wallTime(date: Date): string {
-  return date.toISOString().slice(0, -1);
 }
 
 function transitionRow(row: RawTransitionRow): TransitionRow {
