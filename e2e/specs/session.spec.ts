@@ -95,3 +95,56 @@ test("the overview counts sessions by state and filters them, the filter kept in
   await expect(filter.getByLabel("State")).toHaveValue("cold");
   await expectPageShown(page, testInfo, { name: "overview", heading: "Demo workspace" });
 });
+
+test("before the page's scripts load the search already filters, and hydration keeps what was typed", async ({
+  page,
+}) => {
+  await signIn(page);
+  // A hydration mismatch would be reported here (and React would redraw the page).
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  // Hold the page's scripts (not its stylesheets, which inline scripts wait for): until they
+  // load, the fields are plain HTML.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/_next/static/chunks/**/*.js", async (route) => {
+    await held;
+    await route.continue();
+  });
+  // Not to "domcontentloaded": that waits for the held scripts.
+  await page.goto("/", { waitUntil: "commit" });
+  const sessions = page.getByRole("region", { name: "Sessions" });
+  const search = page.getByRole("search", { name: "Filter sessions" }).getByLabel("Search");
+  await search.fill("idle");
+  await expect(sessions.getByRole("link", { name: "Idle session" })).toBeVisible();
+  await expect(sessions.getByRole("link", { name: "Live session" })).toHaveCount(0);
+  // Markup typed early is as harmless as later.
+  await search.fill('idle"]</style><b id="injected">x');
+  await expect(sessions.getByRole("link", { name: "Idle session" })).toHaveCount(0);
+  await expect(page.locator("#injected")).toHaveCount(0);
+  await search.fill("");
+  const state = page.getByRole("search", { name: "Filter sessions" }).getByLabel("State");
+  await state.selectOption("cold");
+  await expect(sessions.getByRole("link", { name: "Live session" })).toHaveCount(0);
+  await search.fill("idle");
+  await expect(sessions.getByRole("link", { name: "Idle session" })).toBeVisible();
+  // Only the hydrated filter writes the URL: nothing has hydrated yet.
+  await expect(page).not.toHaveURL(/[?&](q|state)=/);
+
+  release();
+  await expect(page).toHaveURL(/[?&]q=idle/);
+  await expect(page).toHaveURL(/[?&]state=cold/);
+  await expect(search).toHaveValue("idle");
+  await expect(state).toHaveValue("cold");
+  await expect(page.locator("style[data-early-filter]")).toHaveCount(0);
+  await expect(sessions.getByRole("link", { name: "Live session" })).toHaveCount(0);
+  await search.fill("");
+  await state.selectOption("");
+  await expect(sessions.getByRole("link", { name: "Live session" })).toBeVisible();
+  await expect(sessions.getByRole("link", { name: "Idle session" })).toBeVisible();
+  expect(errors).toEqual([]);
+});

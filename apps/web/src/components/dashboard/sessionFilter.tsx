@@ -4,7 +4,7 @@ import { Input } from "@berth/ui/input";
 import { Label } from "@berth/ui/label";
 import { Select } from "@berth/ui/select";
 import { useSearchParams } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { EmptyState } from "../emptyState.tsx";
 import { boxStates } from "../stateBadge.tsx";
 
@@ -35,6 +35,48 @@ function rowMatches(data: DOMStringMap, search: string, state: string): boolean 
 }
 
 /**
+ * The filter before the page's scripts have loaded: the fields are plain HTML already, so this
+ * inline script (run as the page streams in) makes typing into them filter the rows with its own
+ * style rule, built as filterRule builds it (keep the two in step), and switches the
+ * server-rendered rule off. Once hydrated, SessionFilter's first layout effects take over what
+ * was typed and this stands down. On a page load the filter so answers a key as soon as the rows
+ * are there, not once the page's scripts have loaded and hydrated it.
+ */
+const earlyFilterScript = `(() => {
+  const css = (text) => text.replace(/[\\\\"<>\\n\\r\\f]/g, (c) => "\\\\" + c.charCodeAt(0).toString(16) + " ");
+  const rule = (search, state) => {
+    const rules = [];
+    const needle = search.trim().toLowerCase();
+    if (needle !== "") {
+      const quoted = '"' + css(needle) + '"';
+      rules.push(":not([data-search*=" + quoted + "]):not([data-id^=" + quoted + "])");
+    }
+    if (state !== "") rules.push(':not([data-state="' + css(state) + '"])');
+    return rules.map((r) => "[data-session-row]" + r + "{display:none}").join("\\n");
+  };
+  const early = document.createElement("style");
+  early.setAttribute("data-early-filter", "");
+  document.head.append(early);
+  const field = (name) => document.querySelector('[data-session-filter="' + name + '"]');
+  const apply = (event) => {
+    if (!early.isConnected) {
+      removeEventListener("input", apply, true);
+      removeEventListener("change", apply, true);
+      return;
+    }
+    if (!(event.target instanceof Element) || !event.target.hasAttribute("data-session-filter")) return;
+    // Not React's yet: a change event here would make it hydrate the whole page at once,
+    // inside this keystroke; it adopts the typed value when it hydrates at its own pace.
+    event.stopPropagation();
+    const served = document.querySelector("style[data-filter-rule]");
+    if (served) served.disabled = true;
+    early.textContent = rule(field("q")?.value ?? "", field("state")?.value ?? "");
+  };
+  addEventListener("input", apply, true);
+  addEventListener("change", apply, true);
+})()`;
+
+/**
  * The sessions' search and state filter, kept in the URL (so a filtered view can be shared).
  * It filters the server-rendered rows with a style rule: a keystroke costs one style change,
  * whatever the number of sessions, and no request (the address changes through history, which
@@ -45,6 +87,31 @@ export function SessionFilter({ total }: { total: number }) {
   const [search, setSearch] = useState(() => params.get("q") ?? "");
   const [state, setState] = useState(() => params.get("state") ?? "");
   const [shown, setShown] = useState(total);
+  const searchField = useRef<HTMLInputElement>(null);
+  const stateField = useRef<HTMLSelectElement>(null);
+  const rule = useRef<HTMLStyleElement>(null);
+  const [adopted, setAdopted] = useState(false);
+
+  // Hydrated: take what was typed before (earlyFilterScript), as if typed now. Layout effects,
+  // so the rows never show a frame of the wrong filter while the early rule hands over.
+  useLayoutEffect(() => {
+    const typed = { q: searchField.current?.value ?? "", state: stateField.current?.value ?? "" };
+    if (typed.q !== search) {
+      setSearch(typed.q);
+      setParam("q", typed.q);
+    }
+    if (typed.state !== state) {
+      setState(typed.state);
+      setParam("state", typed.state);
+    }
+    setAdopted(true);
+    // Once, on mount: later changes come through the fields' handlers.
+  }, []);
+  useLayoutEffect(() => {
+    if (!adopted) return;
+    document.querySelector("style[data-early-filter]")?.remove();
+    if (rule.current !== null) rule.current.disabled = false;
+  }, [adopted]);
 
   // Counted from the rows' data attributes, as the style rule matches them: no layout forced.
   useEffect(() => {
@@ -52,21 +119,18 @@ export function SessionFilter({ total }: { total: number }) {
     setShown([...rows].filter((row) => rowMatches(row.dataset, search, state)).length);
   }, [search, state, total]);
 
-  /** Replace, not push, so typing does not flood the history. */
-  const setParam = (name: string, value: string) => {
-    const next = new URLSearchParams(window.location.search);
-    if (value === "") next.delete(name);
-    else next.set(name, value);
-    window.history.replaceState(null, "", `${window.location.pathname}?${next.toString()}`);
-  };
-
   return (
     <>
-      <style>{filterRule(search, state)}</style>
+      <style ref={rule} data-filter-rule="">
+        {filterRule(search, state)}
+      </style>
+      <script dangerouslySetInnerHTML={{ __html: earlyFilterScript }} />
       <div className="flex flex-wrap items-end gap-3" role="search" aria-label="Filter sessions">
         <Label className="w-64">
           Search
           <Input
+            ref={searchField}
+            data-session-filter="q"
             type="search"
             value={search}
             placeholder="title or id"
@@ -79,6 +143,8 @@ export function SessionFilter({ total }: { total: number }) {
         <Label className="w-40">
           State
           <Select
+            ref={stateField}
+            data-session-filter="state"
             value={state}
             onChange={(event) => {
               setState(event.target.value);
@@ -102,4 +168,12 @@ export function SessionFilter({ total }: { total: number }) {
       ) : null}
     </>
   );
+}
+
+/** Replace, not push, so typing does not flood the history. */
+function setParam(name: string, value: string): void {
+  const next = new URLSearchParams(window.location.search);
+  if (value === "") next.delete(name);
+  else next.set(name, value);
+  window.history.replaceState(null, "", `${window.location.pathname}?${next.toString()}`);
 }
