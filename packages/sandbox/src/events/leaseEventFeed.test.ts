@@ -41,8 +41,17 @@ function newFeed(settings: LeaseEventFeedSettings & { onListenError?: (e: unknow
   return feed;
 }
 
-/** Consumes a subscription in the background; `until` resolves once the items satisfy a test. */
+/** Subscriptions started on each feed by collect, so each knows how many come before it. */
+const collected = new WeakMap<LeaseEventFeed, number>();
+
+/**
+ * Consumes a subscription in the background; `until` resolves once the items satisfy a test,
+ * `started` once the subscription made its first read: a live tail's "from now on" begins
+ * there, so a change meant to reach it is made after.
+ */
 function collect(feed: LeaseEventFeed, s: SeededSession, afterId: bigint | null = null) {
+  const ordinal = (collected.get(feed) ?? 0) + 1;
+  collected.set(feed, ordinal);
   const abort = new AbortController();
   aborts.push(abort);
   const items: LeaseFeedItem[] = [];
@@ -58,6 +67,9 @@ function collect(feed: LeaseEventFeed, s: SeededSession, afterId: bigint | null 
     abort,
     done,
     transitions: () => eventsOf(items).map((event) => event.transition),
+    async started(): Promise<void> {
+      await expect.poll(() => feed.subscribers).toBeGreaterThanOrEqual(ordinal);
+    },
     async until(test: (items: LeaseFeedItem[]) => boolean, timeoutMs = 5_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (!test(items)) {
@@ -142,6 +154,7 @@ describe("LeaseEventFeed over LISTEN/NOTIFY", () => {
     const s = await seedSession(world.current.db);
     const sub = collect(newFeed({ mode: "listen", pollIntervalMs: 60_000 }), s);
     await listenerBackend();
+    await sub.started();
     await spawn(s);
     await sub.until((items) => items.some((item) => item.kind === "generations"));
     expect(sub.transitions()).toEqual(["created", "spawn"]);
@@ -244,6 +257,7 @@ describe("LeaseEventFeed over LISTEN/NOTIFY", () => {
     const s = await seedSession(world.current.db);
     const sub = collect(feed, s);
     const pid = await listenerBackend();
+    await sub.started();
     await world.current.db.$queryRaw`SELECT pg_terminate_backend(${pid}::int)`;
     await spawn(s);
     await sub.until(() => sub.transitions().join() === "created,spawn");
@@ -257,6 +271,7 @@ describe("LeaseEventFeed over LISTEN/NOTIFY", () => {
     const first = collect(feed, s);
     const second = collect(feed, s);
     await listenerBackend();
+    await second.started();
     await spawn(s);
     await first.until(() => first.transitions().length === 2);
     await expect.poll(() => feed.subscribers).toBe(2);
@@ -274,6 +289,7 @@ describe("LeaseEventFeed over LISTEN/NOTIFY", () => {
     const sessions = await Promise.all([1, 2, 3].map(() => seedSession(world.current.db)));
     const subs = sessions.map((s) => collect(feed, s));
     await listenerBackend();
+    await subs.at(-1)?.started();
     await Promise.all(sessions.map((s) => spawn(s)));
     for (const sub of subs) await sub.until(() => sub.transitions().length === 2);
     expect(await listenerPids()).toHaveLength(1);
@@ -285,6 +301,7 @@ describe("LeaseEventFeed by polling (the embedded database's path)", () => {
     await noListeners();
     const s = await seedSession(world.current.db);
     const sub = collect(newFeed({ mode: "poll", pollIntervalMs: 50 }), s);
+    await sub.started();
     await spawn(s);
     await sub.until(() => sub.transitions().join() === "created,spawn");
     expect(await listenerPids()).toEqual([]);
