@@ -45,6 +45,11 @@ describe("direct queries", () => {
           same_instant: true,
         },
       ]);
+      // Straight to pg, not through Prisma: a failure is Postgres's own error, with its SQLSTATE
+      // (Prisma's raw path would wrap it as P2010).
+      await expect(queryRows(db, "SELECT 1 / $1::int AS n", [0])).rejects.toMatchObject({
+        code: "22012",
+      });
     } finally {
       await db.$disconnect();
     }
