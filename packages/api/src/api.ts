@@ -104,7 +104,7 @@ export function createBerthApi(
     handleFiles: createFileTransfers({ createContext, maxUploadBytes: env.BERTH_MAX_UPLOAD_BYTES }),
     settled: () => boxes.settled(),
     async close() {
-      await this.settled();
+      await boxes.settled();
       await leaseEvents.close();
       await db.$disconnect();
     },
