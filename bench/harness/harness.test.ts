@@ -107,6 +107,10 @@ describe("pnpm bench", () => {
     expect(run.lastLine).toMatch(
       / read_db_round_trips=\d+(\.\d+)? exec_db_round_trips=\d+(\.\d+)? runs=20$/,
     );
+    const trips = /read_db_round_trips=(\S+) exec_db_round_trips=(\S+)/.exec(run.lastLine);
+    // A fenced call costs the database at least its acquire and its release; exec also admits.
+    expect(Number(trips?.[1])).toBeGreaterThanOrEqual(2);
+    expect(Number(trips?.[2])).toBeGreaterThan(Number(trips?.[1]));
   });
 
   it("runs the dashboard benchmark in its short mode: every row shown, the filter answering, tRPC calls bounded", async () => {

@@ -1,7 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { apiEnvSchema, createBerthApi, serveApi } from "@berth/api";
+import { apiEnvSchema, type BerthApi, createBerthApi, serveApi } from "@berth/api";
 import { createBerthClient } from "@berth/client";
 import { seedTokenOwner } from "@berth/client/testing";
 import { LocalBackend } from "@berth/sandbox";
@@ -10,6 +10,7 @@ import { createTestDatabase } from "@berth/testkit";
 import pg from "pg";
 import { defineBenchmark } from "../harness/benchmark.ts";
 import { interleaveCalls } from "../harness/load.ts";
+import { PgRoundTripCounter } from "../harness/pgRoundTrips.ts";
 import { median, quantile, round } from "../harness/stats.ts";
 
 const GOAL_RATIO = 1.5;
@@ -28,13 +29,42 @@ function interleaved(
   return interleaveCalls({ calls: runs, block: BLOCK, berth, baseline });
 }
 
-/** Transactions the database has committed: each autocommit statement is one round trip. */
-async function transactions(client: pg.Client, database: string): Promise<number> {
-  const result = await client.query<{ n: string }>(
-    "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1",
-    [database],
-  );
-  return Number(result.rows[0]?.n ?? 0);
+/** Calls counted for the database round trips per call. */
+const COUNTED_CALLS = 20;
+
+/**
+ * Database round trips per fs.read and per exec, on a second API whose connections go through
+ * a counting relay: steady state (its pool, prepared statements and box client warmed by one
+ * call each), every deferred holder release landed before a count is read.
+ */
+async function countRoundTrips(
+  databaseUrl: string,
+  apiOn: (url: string) => BerthApi,
+  caller: { token: string; scope: { workspaceId: string; sessionId: string } },
+): Promise<{ read: number; exec: number }> {
+  const { counter, url } = await PgRoundTripCounter.start(databaseUrl);
+  const api = apiOn(url);
+  const served = await serveApi(api);
+  const { token, scope } = caller;
+  try {
+    const berth = createBerthClient({ url: served.url, token });
+    const perCall = async (call: () => Promise<unknown>): Promise<number> => {
+      await call();
+      await api.settled();
+      const before = counter.roundTrips;
+      for (let i = 0; i < COUNTED_CALLS; i += 1) await call();
+      await api.settled();
+      return (counter.roundTrips - before) / COUNTED_CALLS;
+    };
+    return {
+      read: await perCall(() => berth.fs.read.query({ ...scope, path: "file.txt" })),
+      exec: await perCall(() => berth.exec.run.mutate({ ...scope, argv: ["true"] })),
+    };
+  } finally {
+    await served.close();
+    await api.close();
+    await counter.close();
+  }
 }
 
 export default defineBenchmark({
@@ -45,16 +75,12 @@ export default defineBenchmark({
     const runs = context.mode === "short" ? 20 : 1000;
     await using database = await createTestDatabase();
     const dataDir = await mkdtemp(join(tmpdir(), "berth-bench-services-"));
-    const api = createBerthApi(
-      apiEnvSchema.parse({
-        DATABASE_URL: database.url,
-        BERTH_SECRET: SECRET,
-        BERTH_DATA_DIR: dataDir,
-      }),
-    );
+    const apiOn = (url: string) =>
+      createBerthApi(
+        apiEnvSchema.parse({ DATABASE_URL: url, BERTH_SECRET: SECRET, BERTH_DATA_DIR: dataDir }),
+      );
+    const api = apiOn(database.url);
     const served = await serveApi(api);
-    const stats = new pg.Client({ connectionString: database.url });
-    await stats.connect();
     try {
       const db = database.prisma;
       const { workspaceId, token } = await seedTokenOwner(db, {
@@ -77,19 +103,6 @@ export default defineBenchmark({
       const box = await new LocalBackend({ dataDir, secret: SECRET, isolation: "auto" }).connect(
         lease.instanceId ?? "",
       );
-      // Database round trips per Berth call, counted over an interleaved run: the database's
-      // committed transactions, less the baseline's two statements per call and the reading's own.
-      const roundTrips = async (
-        run: () => Promise<{ berth: number[]; baseline: number[] }>,
-      ): Promise<{ berth: number[]; baseline: number[]; roundTrips: number }> => {
-        const before = await transactions(stats, database.name);
-        const times = await run();
-        const committed = (await transactions(stats, database.name)) - before - 1;
-        return {
-          ...times,
-          roundTrips: (committed - 2 * times.baseline.length) / times.berth.length,
-        };
-      };
       const raw = new pg.Client({ connectionString: database.url });
       await raw.connect();
       // The minimum a fenced call costs the database: one acquire and one release statement.
@@ -118,9 +131,11 @@ export default defineBenchmark({
         await interleaved(Math.min(50, runs), readBox, readBaseline);
 
         context.progress(`fs.read × ${String(runs)}, interleaved with its baseline`);
-        const read = await roundTrips(() => interleaved(runs, readBox, readBaseline));
+        const read = await interleaved(runs, readBox, readBaseline);
         context.progress(`exec true × ${String(runs)}, interleaved with its baseline`);
-        const exec = await roundTrips(() => interleaved(runs, execBox, execBaseline));
+        const exec = await interleaved(runs, execBox, execBaseline);
+        context.progress("database round trips per call, through a counting relay");
+        const roundTrips = await countRoundTrips(database.url, apiOn, { token, scope });
         const ratio = median(read.berth) / median(read.baseline);
         const execRatio = median(exec.berth) / median(exec.baseline);
         return {
@@ -135,8 +150,8 @@ export default defineBenchmark({
             exec_p99_ms: quantile(exec.berth, 0.99),
             exec_baseline_p50_ms: median(exec.baseline),
             exec_ratio: execRatio,
-            read_db_round_trips: read.roundTrips,
-            exec_db_round_trips: exec.roundTrips,
+            read_db_round_trips: roundTrips.read,
+            exec_db_round_trips: roundTrips.exec,
             runs,
           },
           table: [
@@ -166,7 +181,6 @@ export default defineBenchmark({
         await raw.end();
       }
     } finally {
-      await stats.end();
       await served.close();
       await api.close();
       await removeLocalBoxes({ dataDir, secret: SECRET });
