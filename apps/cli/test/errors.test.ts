@@ -1,4 +1,4 @@
-import { createBerthClient } from "@berth/client";
+import { createTokenWithPassword } from "@berth/client";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./support/runCli.ts";
 import { useServedApi } from "./support/servedApi.ts";
@@ -108,8 +108,12 @@ describe("berth's exit codes", () => {
   });
 
   it("4 when the token's role does not allow it", async () => {
-    const { url, token, workspaceId } = served.current;
-    const member = await createBerthClient({ url, token }).tokens.create.mutate({
+    const { url, email, password, workspaceId } = served.current;
+    // Signed in with the password: an API token cannot create tokens.
+    const memberToken = await createTokenWithPassword({
+      url,
+      email,
+      password,
       workspaceId,
       name: "member script",
       role: "member",
@@ -118,7 +122,7 @@ describe("berth's exit codes", () => {
     const refused = await served.current.berth(
       ["archives", "restore", "--fresh", "-s", sessionId],
       {
-        env: { BERTH_TOKEN: member.token },
+        env: { BERTH_TOKEN: memberToken },
       },
     );
     expect(refused.code).toBe(4);

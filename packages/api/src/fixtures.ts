@@ -24,8 +24,9 @@ export interface FixtureWorld {
 }
 
 /**
- * Who may call a procedure: anyone; any signed-in caller; a person (not a token); a member of the
- * input's workspace; an admin of it.
+ * Who may call a procedure: anyone; any signed-in caller; a person (not a token: with a `tenant`
+ * scope, a person who is a member of the input's workspace); a member of the input's workspace;
+ * an admin of it.
  */
 export type Access = "public" | "authed" | "person" | "member" | "admin";
 
@@ -37,6 +38,8 @@ export interface ProcedureFixture {
    * identity or creates something new. `capability`: the input is itself a secret (a link).
    */
   readonly scope: "tenant" | "own" | "capability";
+  /** Refused to API tokens even where `access` would let one in (`person` implies it). */
+  readonly refusesTokens?: true;
   input(world: FixtureWorld): unknown;
   /**
    * When even the rightful caller's call is answered by the box with this error code (the

@@ -172,15 +172,22 @@ export function requireCaller(
   return { caller, actor };
 }
 
+/**
+ * Refuses API tokens, with `refusal` saying what to do instead: what it guards needs a person
+ * signed in to the dashboard (a cookie session). Used after `memberProcedure` too, for what a
+ * token must not do even inside its own workspace.
+ */
+export function refuseTokens(refusal: string) {
+  return t.middleware(({ ctx, next }) => {
+    if (ctx.caller.kind !== "user") throw new TRPCError({ code: "FORBIDDEN", message: refusal });
+    return next({ ctx: { caller: ctx.caller } });
+  });
+}
+
 /** Only a person signed in to the dashboard: acts beyond one workspace (creating one, joining). */
-export const personProcedure = authedProcedure.use(({ ctx, next }) => {
-  if (ctx.caller.kind !== "user")
-    throw new TRPCError({
-      code: "FORBIDDEN",
-      message: "API tokens act inside their one workspace; sign in to the dashboard for this.",
-    });
-  return next({ ctx: { caller: ctx.caller } });
-});
+export const personProcedure = authedProcedure.use(
+  refuseTokens("API tokens act inside their one workspace; sign in to the dashboard for this."),
+);
 
 /**
  * The caller's role in a workspace, read from the database on every call: a removed member or a

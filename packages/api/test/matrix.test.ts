@@ -194,8 +194,12 @@ describe("roles", () => {
     expect(outcome).toMatchObject({ ok: false, code: "UNAUTHORIZED" });
   });
 
-  it.each(procedurePaths.filter((path) => fixtureOf(path)?.access === "person"))(
-    "%s is refused to an API token (tokens act inside one workspace)",
+  const personOnlyPaths = procedurePaths.filter((path) => {
+    const fixture = fixtureOf(path);
+    return fixture?.access === "person" || fixture?.refusesTokens === true;
+  });
+  it.each(personOnlyPaths)(
+    "%s is refused to an API token (only a signed-in person may call it)",
     async (path) => {
       const outcome = await callWritingNothing(
         path,

@@ -218,6 +218,148 @@ describe("sign-up", () => {
   });
 });
 
+describe("sign-up input", () => {
+  /** Every table but the per-address throttling counter, which any request may move. */
+  async function rowsBesidesThrottling() {
+    return { ...(await rowHashes(suite.db)), auth_rate_limits: "" };
+  }
+
+  it("names the field, answers 400 and writes nothing: bad emails, bad names, an image, unknown fields", async () => {
+    const world = await seedWorkspace(suite.api, suite.db, "bounds");
+    const valid = {
+      email: "bounded@example.test",
+      name: "Bounded",
+      password: "long-enough-password",
+    };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["malformed email", { ...valid, email: "not-an-email" }, "email"],
+      ["overlong email", { ...valid, email: `${"a".repeat(250)}@example.test` }, "email"],
+      ["overlong name", { ...valid, name: "x".repeat(101) }, "name"],
+      ["blank name", { ...valid, name: "   " }, "name"],
+      ["short password", { ...valid, password: "short" }, "password"],
+      ["an image", { ...valid, image: "https://tracker.example/pixel.png" }, "image"],
+      ["an unknown field", { ...valid, role: "owner" }, "role"],
+    ];
+    for (const [label, body, field] of cases) {
+      const before = await rowsBesidesThrottling();
+      const response = await authRequest(suite.api, {
+        path: "/sign-up/email",
+        body,
+        headers: { [invitationHeader]: world.invitationToken },
+      });
+      expect(response.status, label).toBe(400);
+      const answer = (await response.json()) as { message: string; fields: string[] };
+      expect(answer.message, label).toContain(`"${field}"`);
+      expect(answer.fields, label).toEqual([field]);
+      expect(await rowsBesidesThrottling(), label).toEqual(before);
+    }
+    // The bounds are the only refusal: the same body, valid, creates the account (name trimmed).
+    const created = await authRequest(suite.api, {
+      path: "/sign-up/email",
+      body: { ...valid, name: "  Bounded  " },
+      headers: { [invitationHeader]: world.invitationToken },
+    });
+    expect(created.status).toBe(200);
+    const user = await suite.db.user.findUniqueOrThrow({ where: { email: valid.email } });
+    expect(user.name).toBe("Bounded");
+    expect(user.image).toBeNull();
+  });
+
+  it("a signed-in person cannot write an overlong name or an image afterwards either", async () => {
+    const person = await createPerson(suite.api, suite.db, "profile");
+    for (const [body, field] of [
+      [{ name: "x".repeat(101) }, "name"],
+      [{ image: "https://tracker.example/pixel.png" }, "image"],
+    ] as const) {
+      const before = await rowsBesidesThrottling();
+      const response = await authRequest(suite.api, {
+        path: "/update-user",
+        body,
+        headers: { cookie: person.cookie },
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { message: string }).message).toContain(`"${field}"`);
+      expect(await rowsBesidesThrottling()).toEqual(before);
+    }
+  });
+});
+
+describe("one invitation, one account", () => {
+  it("of concurrent sign-ups with one link exactly one succeeds; the rest are refused and write nothing", async () => {
+    const world = await seedWorkspace(suite.api, suite.db, "race");
+    const emails = Array.from({ length: 8 }, (_, i) => `racer-${String(i)}@example.test`);
+    const before = await rowHashes(suite.db);
+    const responses = await Promise.all(
+      emails.map((email) =>
+        authRequest(suite.api, {
+          path: "/sign-up/email",
+          body: { email, name: "Racer", password: "long-enough-password" },
+          headers: { [invitationHeader]: world.invitationToken },
+        }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 403)).toHaveLength(emails.length - 1);
+    for (const response of responses.filter((r) => r.status === 403))
+      expect(((await response.json()) as { message: string }).message).toMatch(
+        /invitation is unknown, used, revoked or expired/,
+      );
+
+    // One account, whose email the invitation now names; the losers wrote nothing.
+    const winner = responses.findIndex((response) => response.status === 200);
+    const users = await suite.db.user.findMany({
+      where: { email: { in: emails } },
+      select: { id: true, email: true },
+    });
+    expect(users.map((user) => user.email)).toEqual([emails[winner]]);
+    const invitation = await suite.db.invitation.findFirstOrThrow({
+      where: { workspaceId: world.workspaceId, signUpEmail: { not: null } },
+      select: { signUpEmail: true, acceptedAt: true },
+    });
+    expect(invitation).toEqual({ signUpEmail: emails[winner], acceptedAt: null });
+    const after = await rowHashes(suite.db);
+    const written = ["users", "auth_accounts", "auth_sessions", "invitations", "auth_rate_limits"];
+    for (const table of Object.keys(before).filter((name) => !written.includes(name)))
+      expect(after[table], table).toBe(before[table]);
+    expect(await suite.db.authAccount.count({ where: { user: { email: { in: emails } } } })).toBe(
+      1,
+    );
+    expect(await suite.db.authSession.count({ where: { user: { email: { in: emails } } } })).toBe(
+      1,
+    );
+
+    // A later sign-up with the link is refused too, and the link now joins that account only.
+    const late = await authRequest(suite.api, {
+      path: "/sign-up/email",
+      body: { email: "late@example.test", name: "Late", password: "long-enough-password" },
+      headers: { [invitationHeader]: world.invitationToken },
+    });
+    expect(late.status).toBe(403);
+    const bystander = await createPerson(suite.api, suite.db, "bystander");
+    const asBystander = await callerAs(suite.api, { cookie: bystander.cookie });
+    expect(await codeOf(asBystander.invitations.accept({ token: world.invitationToken }))).toBe(
+      "NOT_FOUND",
+    );
+    expect(
+      await codeOf(
+        (await callerAs(suite.api, "anonymous")).invitations.preview({
+          token: world.invitationToken,
+        }),
+      ),
+    ).toBe("NOT_FOUND");
+    const winnerCookie = responses.map(sessionCookie).find((cookie) => cookie !== undefined);
+    const asWinner = await callerAs(suite.api, { cookie: winnerCookie ?? "" });
+    expect(await asWinner.invitations.preview({ token: world.invitationToken })).toMatchObject({
+      role: "member",
+    });
+    expect(await asWinner.invitations.accept({ token: world.invitationToken })).toEqual({
+      workspaceId: world.workspaceId,
+      role: "member",
+    });
+  });
+});
+
 describe("cross-site requests", () => {
   it("refuses a cookie-authenticated mutation without Berth's origin, writing nothing", async () => {
     const person = await createPerson(suite.api, suite.db, "csrf");

@@ -1,4 +1,5 @@
 import { ManualClock } from "@berth/sandbox/testing";
+import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { codeOf, useApiSuite } from "./support/apiSuite.ts";
 import { callerAs } from "./support/testApi.ts";
@@ -80,6 +81,29 @@ describe("API tokens", () => {
       "FORBIDDEN",
     );
     expect(await rowHashes(suite.db)).toEqual(before);
+  });
+
+  it("cannot create tokens, so none outlives its own expiry or revocation; nothing is written", async () => {
+    const parent = await newToken({ cookie: world.owner.cookie, role: "admin", expiresInDays: 1 });
+    const asToken = await callerAs(suite.api, { token: parent.token });
+    const before = await rowHashes(suite.db);
+    const refused = await asToken.tokens
+      .create({ workspaceId: world.workspaceId, name: "forever", expiresInDays: null })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toBeInstanceOf(TRPCError);
+    expect((refused as TRPCError).code).toBe("FORBIDDEN");
+    expect((refused as TRPCError).message).toMatch(/^API tokens cannot create tokens; sign in/);
+    expect(await rowHashes(suite.db)).toEqual(before);
+  });
+
+  it("may revoke, which only takes power away: a token retires itself", async () => {
+    const created = await newToken({ cookie: world.member.cookie });
+    const asToken = await callerAs(suite.api, { token: created.token });
+    await asToken.tokens.revoke({ workspaceId: world.workspaceId, tokenId: created.id });
+    expect(await codeOf(callerAs(suite.api, { token: created.token }))).toBe("UNAUTHORIZED");
   });
 
   it("act with their user's current role when it drops below theirs", async () => {

@@ -20,6 +20,17 @@ export const passwordSchema = z
   .min(8, { error: "must be at least 8 characters" })
   .max(256, { error: "must be at most 256 characters" });
 
+/**
+ * What an account is created with (better-auth's sign-up body), and nothing more: no `image`, no
+ * field Berth does not read. Unknown keys are refused by name rather than dropped.
+ */
+export const signUpSchema = z.strictObject({
+  name: displayNameSchema,
+  email: emailSchema,
+  password: passwordSchema,
+  rememberMe: z.boolean({ error: "must be true or false" }).optional(),
+});
+
 /** How long a new API token lives: 1 to 365 days, or null for until revoked. */
 export const tokenLifetimeDaysSchema = z
   .number({ error: "must be a number of days" })

@@ -4,6 +4,7 @@ export {
   displayNameSchema,
   emailSchema,
   passwordSchema,
+  signUpSchema,
   tokenLifetimeDaysSchema,
 } from "./identity.ts";
 export { fileTransferRoutes, fileTransferScopeSchema } from "./fileTransfer.ts";

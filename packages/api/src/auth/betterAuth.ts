@@ -1,12 +1,18 @@
 import type { DbClient } from "@berth/db";
+import { signUpSchema } from "@berth/validators";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { overAccountLimit } from "./accountThrottle.ts";
+import { parseAuthBody, profileUpdateSchema } from "./authInput.ts";
 import { hashPassword, verifyPassword } from "./passwordHash.ts";
-import { deriveSecret, hashBearerSecret } from "./secrets.ts";
+import { deriveSecret } from "./secrets.ts";
+import { checkSignUpInvitation, claimSignUpInvitation } from "./signUpInvitation.ts";
 
-/** Who may create an account: anyone, or only someone holding a pending invitation. */
+/**
+ * Who may create an account: anyone, or only someone holding a pending invitation link (one
+ * account per link).
+ */
 export type SignUpPolicy = "open" | "invitation";
 
 export interface AuthOptions {
@@ -27,7 +33,9 @@ export const invitationHeader = "x-berth-invitation";
  * better-auth over Berth's own User table (its session, account, verification and rate-limit
  * models are renamed Auth*: `Session` is the agent session). Passwords are argon2id; ids are
  * uuids; the cookie-signing key derives from BERTH_SECRET; throttling counters live in Postgres so
- * every web replica shares them.
+ * every web replica shares them. Bodies that write a person are parsed with Berth's schemas
+ * (authInput.ts); under the `invitation` policy an invitation link creates at most one account
+ * (signUpInvitation.ts).
  */
 export function createAuth(options: AuthOptions) {
   return betterAuth({
@@ -70,6 +78,21 @@ export function createAuth(options: AuthOptions) {
       cookiePrefix: "berth",
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
     },
+    databaseHooks: {
+      user: {
+        create: {
+          // The claim, as late as it can be: right before the account's row is written.
+          async before(user, context) {
+            if (options.signUp === "open") return;
+            await claimSignUpInvitation(options.db, {
+              token: context?.headers?.get(invitationHeader),
+              email: user.email,
+              now: new Date(),
+            });
+          },
+        },
+      },
+    },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
         if (ctx.path === "/sign-in/email") {
@@ -88,21 +111,17 @@ export function createAuth(options: AuthOptions) {
             });
           return;
         }
-        if (ctx.path !== "/sign-up/email" || options.signUp === "open") return;
-        const token = ctx.headers?.get(invitationHeader) ?? "";
-        const now = new Date();
-        const pending = await options.db.invitation.count({
-          where: {
-            tokenHash: hashBearerSecret(token),
-            acceptedAt: null,
-            revokedAt: null,
-            expiresAt: { gt: now },
-          },
-        });
-        if (pending === 0)
-          throw new APIError("FORBIDDEN", {
-            message: "Sign-up needs an invitation: ask a workspace admin for an invitation link.",
+        if (ctx.path === "/update-user")
+          return { context: { body: parseAuthBody(profileUpdateSchema, ctx.body) } };
+        if (ctx.path !== "/sign-up/email") return;
+        const body = parseAuthBody(signUpSchema, ctx.body);
+        if (options.signUp === "invitation")
+          await checkSignUpInvitation(options.db, {
+            token: ctx.headers?.get(invitationHeader),
+            email: body.email.toLowerCase(),
+            now: new Date(),
           });
+        return { context: { body } };
       }),
     },
   });

@@ -7,29 +7,58 @@ import { roleAtLeast } from "../auth/roles.ts";
 import { hashBearerSecret, newBearerSecret } from "../auth/secrets.ts";
 import { writeAudit } from "../audit.ts";
 import { roleSchema } from "../inputs.ts";
-import { adminProcedure, personProcedure, publicProcedure } from "../trpc.ts";
+import {
+  adminProcedure,
+  personProcedure,
+  publicProcedure,
+  refuseTokens,
+  type ApiContext,
+} from "../trpc.ts";
 import type { RouterFixtures } from "../fixtures.ts";
 
 const tokenInput = z.object({
   token: z.string().min(1, "must not be empty").max(200, "is too long"),
 });
 
-/** A pending invitation's row, by the token in its link. */
-function pendingWhere(token: string, now: Date) {
+/**
+ * A pending invitation's row, by the token in its link, that the person with `email` may use
+ * (null: someone without an account). Once an account was created with the link, it is that
+ * account's alone: one link, one person.
+ */
+function pendingWhere(token: string, now: Date, email: string | null) {
   return {
     tokenHash: hashBearerSecret(token),
     acceptedAt: null,
     revokedAt: null,
     expiresAt: { gt: now },
+    OR: [{ signUpEmail: null }, ...(email === null ? [] : [{ signUpEmail: email }])],
   };
+}
+
+/** The email of the person signed in, if the caller is one. */
+async function personEmail(ctx: ApiContext): Promise<string | null> {
+  if (ctx.caller.kind !== "user") return null;
+  const user = await ctx.db.user.findUnique({
+    where: { id: ctx.caller.userId },
+    select: { email: true },
+  });
+  return user?.email ?? null;
 }
 
 export const invitationsRouter = {
   /**
    * A one-time link that lets its holder join with `role` (at most the admin's own). No mail is
    * sent: the link is returned once, to the admin, and only its hash is kept.
+   *
+   * Only a person invites: a token that could would hand out memberships that outlive its own
+   * expiry and revocation, as a token minting tokens would.
    */
   create: adminProcedure
+    .use(
+      refuseTokens(
+        "API tokens cannot create invitations; sign in to the dashboard to invite someone.",
+      ),
+    )
     .input(
       z.object({
         role: roleSchema,
@@ -122,7 +151,7 @@ export const invitationsRouter = {
   /** What an invitation link offers, for the page that accepts it; the token is the capability. */
   preview: publicProcedure.input(tokenInput).query(async ({ ctx, input }) => {
     const row = await ctx.db.invitation.findFirst({
-      where: pendingWhere(input.token, await ctx.clock.now()),
+      where: pendingWhere(input.token, await ctx.clock.now(), await personEmail(ctx)),
       select: { role: true, expiresAt: true, workspace: { select: { name: true, slug: true } } },
     });
     if (row === null)
@@ -136,20 +165,22 @@ export const invitationsRouter = {
 
   /**
    * Joins the invitation's workspace. One use: the accepting update is a compare-and-swap on a
-   * still-pending row, so two people racing on one link cannot both join.
+   * still-pending row, so two people racing on one link cannot both join. A link an account was
+   * created with joins that account only.
    */
   accept: personProcedure.input(tokenInput).mutation(async ({ ctx, input }) => {
     const now = await ctx.clock.now();
+    const pending = pendingWhere(input.token, now, await personEmail(ctx));
     return ctx.db.$transaction(async (tx) => {
       const row = await tx.invitation.findFirst({
-        where: pendingWhere(input.token, now),
+        where: pending,
         select: { id: true, workspaceId: true, role: true },
       });
       const { count } =
         row === null
           ? { count: 0 }
           : await tx.invitation.updateMany({
-              where: { id: row.id, acceptedAt: null, revokedAt: null },
+              where: { ...pending, id: row.id },
               data: { acceptedAt: now, acceptedById: ctx.caller.userId },
             });
       if (row === null || count === 0)
@@ -192,6 +223,7 @@ export const invitationsFixtures: RouterFixtures<typeof invitationsRouter> = {
   create: {
     access: "admin",
     scope: "tenant",
+    refusesTokens: true,
     input: (w) => ({ workspaceId: w.workspaceId, role: "member" }),
   },
   list: { access: "admin", scope: "tenant", input: (w) => ({ workspaceId: w.workspaceId }) },

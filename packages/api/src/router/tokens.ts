@@ -6,7 +6,7 @@ import { roleAtLeast } from "../auth/roles.ts";
 import { hashBearerSecret, newBearerSecret } from "../auth/secrets.ts";
 import { writeAudit } from "../audit.ts";
 import { roleSchema } from "../inputs.ts";
-import { memberProcedure } from "../trpc.ts";
+import { memberProcedure, refuseTokens } from "../trpc.ts";
 import type { RouterFixtures } from "../fixtures.ts";
 
 /** Everything about a token that may be shown again: never the token, never its hash. */
@@ -25,8 +25,16 @@ export const tokensRouter = {
   /**
    * A token for scripts and the CLI, for this one workspace, with a role no higher than the
    * creator's. The token is in this response only; Berth keeps its sha256.
+   *
+   * Only a person mints tokens: a token that could would make its own expiry and revocation
+   * meaningless, since it could mint a never-expiring one that outlives it.
    */
   create: memberProcedure
+    .use(
+      refuseTokens(
+        "API tokens cannot create tokens; sign in to the dashboard (or run `berth login`) to create one.",
+      ),
+    )
     .input(
       z.object({
         name: displayNameSchema,
@@ -87,7 +95,11 @@ export const tokensRouter = {
     }),
   ),
 
-  /** Takes effect on the token's next call. A member revokes their own; an admin any here. */
+  /**
+   * Takes effect on the token's next call. A member revokes their own; an admin any here. A token
+   * may call this too: revoking only takes power away (a script retiring itself, an admin script
+   * cleaning up), so it cannot outlive anyone the way minting could.
+   */
   revoke: memberProcedure
     .input(z.object({ tokenId: idSchema }))
     .mutation(async ({ ctx, input }) => {
@@ -121,7 +133,7 @@ export const tokensRouter = {
 
 export const tokensFixtures: RouterFixtures<typeof tokensRouter> = {
   create: {
-    access: "member",
+    access: "person",
     scope: "tenant",
     input: (w) => ({ workspaceId: w.workspaceId, name: "ci", role: "member" }),
   },
