@@ -17,6 +17,8 @@ import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import type { ApiEnv } from "./env.ts";
 import { createFileTransfers } from "./files/fileTransfers.ts";
+import { createTrpcHandler } from "./http/trpcHandler.ts";
+import { defaultApiLogger, type ApiLogger } from "./logger.ts";
 import { appRouter } from "./root.ts";
 import type { ApiContext, BuildInfo } from "./trpc.ts";
 
@@ -26,6 +28,8 @@ export interface BerthApi {
   readonly auth: BerthAuth;
   /** better-auth's handler for everything under /api/auth (sign-in, sign-up, sign-out). */
   handleAuth(request: Request): Promise<Response>;
+  /** tRPC at /api/trpc, logging internal errors (http/trpcHandler.ts). */
+  handleTrpc(request: Request): Promise<Response>;
   /** Streaming file upload and download under /api/files (files/fileTransfers.ts). */
   handleFiles(request: Request): Promise<Response>;
   /** Resolves the caller from the request's cookie or bearer token. */
@@ -52,6 +56,8 @@ export function createBerthApi(
     boxes?: (db: DbClient, clock: Clock) => BoxAccess;
     /** How live-event subscribers are woken (default: LISTEN on Postgres, polling on PGlite). */
     leaseEvents?: LeaseEventFeedSettings;
+    /** Where internal errors are logged (default: pino's JSON lines on stdout). */
+    logger?: ApiLogger;
   } = {},
 ): BerthApi {
   const db: DbClient = createDbClient({ connectionString: env.DATABASE_URL });
@@ -96,12 +102,18 @@ export function createBerthApi(
       boxes,
     };
   }
+  const logger = options.logger ?? defaultApiLogger();
   return {
     router: appRouter,
     auth,
     handleAuth: (request) => auth.handler(request),
     createContext,
-    handleFiles: createFileTransfers({ createContext, maxUploadBytes: env.BERTH_MAX_UPLOAD_BYTES }),
+    handleTrpc: createTrpcHandler({ router: appRouter, createContext, logger }),
+    handleFiles: createFileTransfers({
+      createContext,
+      maxUploadBytes: env.BERTH_MAX_UPLOAD_BYTES,
+      logger,
+    }),
     settled: () => boxes.settled(),
     async close() {
       await boxes.settled();
@@ -122,7 +134,10 @@ function localBoxes(env: ApiEnv): (db: DbClient, clock: Clock) => BoxAccess {
       ...(env.BERTH_BOXD_ENTRY === undefined ? {} : { boxdEntry: env.BERTH_BOXD_ENTRY }),
     });
     const store = new FilesystemArchiveStore({
-      root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
+      // A folder chosen at run time: the dashboard's build must not trace it into its output.
+      root: resolve(
+        /* turbopackIgnore: true */ env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives"),
+      ),
     });
     // Capture and restore progress goes to Postgres, so any replica's subscribers see it.
     const onProgress = progressRecorder(db);

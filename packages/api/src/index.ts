@@ -3,6 +3,7 @@ import type { AppRouter } from "./root.ts";
 
 export { createBerthApi, trustedOrigins } from "./api.ts";
 export type { BerthApi } from "./api.ts";
+export type { ApiLogger } from "./logger.ts";
 export { invitationHeader } from "./auth/betterAuth.ts";
 export { deriveSecret } from "./auth/secrets.ts";
 export { demoAdminCredentials, ensureDemoIdentity } from "./identity/demo.ts";

@@ -49,10 +49,7 @@ const t = initTRPC.context<ApiContext>().create({
   errorFormatter({ shape, error }) {
     return {
       ...shape,
-      message:
-        error.code === "INTERNAL_SERVER_ERROR" && !isBerthCause(error.cause)
-          ? "Internal error; it was logged."
-          : shape.message,
+      message: isInternal(error) ? "Internal error; it was logged." : shape.message,
       data: {
         ...shape.data,
         zodError: error.cause instanceof ZodError ? z.flattenError(error.cause) : null,
@@ -67,15 +64,21 @@ const t = initTRPC.context<ApiContext>().create({
  * (`{ error: { message, code, data: { code, httpStatus, berth } } }`), mapped by the same table
  * and formatter rules, so a client reads both alike.
  */
-export function errorReply(thrown: unknown): { status: number; body: unknown } {
+export function errorReply(thrown: unknown): {
+  status: number;
+  body: unknown;
+  /** The error, when it is internal: the caller logs it (the message says it was). */
+  internal?: TRPCError;
+} {
   const mapped = toTRPCError(thrown);
   const error =
     mapped instanceof TRPCError
       ? mapped
       : new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: mapped });
   const status = getHTTPStatusCodeFromError(error);
-  const internal = error.code === "INTERNAL_SERVER_ERROR" && !isBerthCause(error.cause);
+  const internal = isInternal(error);
   return {
+    ...(internal ? { internal: error } : {}),
     status,
     body: {
       error: {
@@ -91,6 +94,11 @@ export function errorReply(thrown: unknown): { status: number; body: unknown } {
 function berthDataOf(error: TRPCError): BerthErrorData {
   if (error.cause instanceof BerthErrorCause) return error.cause.data;
   return { code: error.code.toLowerCase(), retryable: error.code === "TOO_MANY_REQUESTS" };
+}
+
+/** An error no table mapped: its details stay in the server's log, never in an answer. */
+export function isInternal(error: TRPCError): boolean {
+  return error.code === "INTERNAL_SERVER_ERROR" && !isBerthCause(error.cause);
 }
 
 function isBerthCause(cause: unknown): boolean {

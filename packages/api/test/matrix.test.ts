@@ -115,6 +115,19 @@ describe("the router's fixtures", () => {
     expect(procedurePaths.filter((path) => fixtureOf(path) === undefined)).toEqual([]);
     expect(definitionOrder.filter((path) => !procedurePaths.includes(path))).toEqual([]);
   });
+
+  // The isolation rows below trust each fixture's scope: a label is not allowed to hide a
+  // procedure that is handed one of the victim's ids from them.
+  it("label tenant-scoped every procedure whose input holds one of the victim's ids", () => {
+    const ids = new Set(Object.values(victim).filter((value) => typeof value === "string"));
+    const mislabelled = procedurePaths.filter((path) => {
+      const fixture = requireFixture(path);
+      const input: unknown = fixture.input(victim);
+      const values = typeof input === "object" && input !== null ? Object.values(input) : [input];
+      return fixture.scope === "own" && values.some((value) => ids.has(value as string));
+    });
+    expect(mislabelled).toEqual([]);
+  });
 });
 
 const tenantPaths = procedurePaths.filter((path) => fixtureOf(path)?.scope === "tenant");

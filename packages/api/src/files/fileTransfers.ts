@@ -1,3 +1,4 @@
+import type { ApiLogger } from "../logger.ts";
 import { decodeUploadQuery, workspacePathSchema } from "@berth/box-protocol";
 import { fileTransferRoutes, fileTransferScopeSchema } from "@berth/validators";
 import { TRPCError } from "@trpc/server";
@@ -25,6 +26,7 @@ type TransferContext = MemberContext & { input: z.infer<typeof fileTransferScope
 export function createFileTransfers(options: {
   createContext: (request: { headers: Headers }) => Promise<ApiContext>;
   maxUploadBytes: number;
+  logger: ApiLogger;
 }): (request: Request) => Promise<Response> {
   return async (request) => {
     try {
@@ -47,6 +49,12 @@ export function createFileTransfers(options: {
       }
     } catch (error) {
       const reply = errorReply(error);
+      if (reply.internal !== undefined) {
+        options.logger.error(
+          { err: reply.internal.cause ?? reply.internal, method: request.method, url: request.url },
+          "a file transfer failed with an internal error",
+        );
+      }
       return Response.json(reply.body, { status: reply.status });
     }
   };

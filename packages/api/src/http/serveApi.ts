@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
 import type { BerthApi } from "../api.ts";
 import { pullStream } from "./pullStream.ts";
@@ -49,12 +48,7 @@ async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse)
   const response = path.startsWith("/api/auth/")
     ? await api.handleAuth(request)
     : path.startsWith("/api/trpc/")
-      ? await fetchRequestHandler({
-          endpoint: "/api/trpc",
-          router: api.router,
-          req: request,
-          createContext: ({ req: incoming }) => api.createContext({ headers: incoming.headers }),
-        })
+      ? await api.handleTrpc(request)
       : new Response(
           "Not found: the API is at /api/trpc, file transfers at /api/files, sign-in at /api/auth.",
           { status: 404 },

@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "@berth/sandbox/clock";
-import { apiEnvSchema, createBerthApi, type BerthApi } from "../../src/index.ts";
+import { apiEnvSchema, createBerthApi, type ApiLogger, type BerthApi } from "../../src/index.ts";
 import { createCallerFactory } from "../../src/trpc.ts";
 
 export const testSecret = "test-secret-test-secret-test-secret-0123";
@@ -14,7 +14,12 @@ export const publicUrl = "http://127.0.0.1:3000";
  */
 export function createTestApi(
   databaseUrl: string,
-  options: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    dataDir?: string;
+    logger?: ApiLogger;
+  } = {},
 ): BerthApi {
   const env = apiEnvSchema.parse({
     DATABASE_URL: databaseUrl,
@@ -23,7 +28,10 @@ export function createTestApi(
     BERTH_DATA_DIR: options.dataDir ?? join(tmpdir(), "berth-api-test-unused"),
     ...options.env,
   });
-  return createBerthApi(env, options.clock === undefined ? {} : { clock: options.clock });
+  return createBerthApi(env, {
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
 }
 
 /** A client address of its own, so one test's attempts do not count against another's. */
