@@ -12,6 +12,11 @@ import { createPerson, rowHashes, seedWorkspace, type Person } from "./support/w
 
 const suite = useApiSuite();
 
+/** Every table but the per-address throttling counter, which any request may move. */
+async function rowsBesidesThrottling() {
+  return { ...(await rowHashes(suite.db)), auth_rate_limits: "" };
+}
+
 describe("sign-in", () => {
   it("stores an argon2id hash, and never shows it: not in sign-in, session or API answers", async () => {
     const person = await createPerson(suite.api, suite.db, "hash");
@@ -112,6 +117,27 @@ describe("sign-in", () => {
     expect(out.status).toBe(200);
     expect(await codeOf((await callerAs(suite.api, { cookie: person.cookie })).me.get())).toBe(
       "UNAUTHORIZED",
+    );
+  });
+
+  it("refuses sign-out and sign-up sent from another site's page, changing nothing", async () => {
+    const person = await createPerson(suite.api, suite.db, "csrf");
+    const before = await rowsBesidesThrottling();
+    const foreign = { origin: "https://evil.example" };
+    const out = await authRequest(suite.api, {
+      path: "/sign-out",
+      body: {},
+      headers: { cookie: person.cookie, ...foreign },
+    });
+    const up = await authRequest(suite.api, {
+      path: "/sign-up/email",
+      body: { email: "csrf-new@example.test", password: "a-long-password-1", name: "New" },
+      headers: { cookie: person.cookie, ...foreign },
+    });
+    expect([out.status, up.status]).toEqual([403, 403]);
+    expect(await rowsBesidesThrottling()).toEqual(before);
+    expect((await (await callerAs(suite.api, { cookie: person.cookie })).me.get()).user.email).toBe(
+      person.email,
     );
   });
 
@@ -219,11 +245,6 @@ describe("sign-up", () => {
 });
 
 describe("sign-up input", () => {
-  /** Every table but the per-address throttling counter, which any request may move. */
-  async function rowsBesidesThrottling() {
-    return { ...(await rowHashes(suite.db)), auth_rate_limits: "" };
-  }
-
   it("names the field, answers 400 and writes nothing: bad emails, bad names, an image, unknown fields", async () => {
     const world = await seedWorkspace(suite.api, suite.db, "bounds");
     const valid = {

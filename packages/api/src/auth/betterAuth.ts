@@ -5,6 +5,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { overAccountLimit } from "./accountThrottle.ts";
 import { parseAuthBody, profileUpdateSchema } from "./authInput.ts";
+import { refuseForeignOrigin } from "./originGuard.ts";
 import { hashPassword, verifyPassword } from "./passwordHash.ts";
 import { deriveSecret } from "./secrets.ts";
 import { checkSignUpInvitation, claimSignUpInvitation } from "./signUpInvitation.ts";
@@ -95,6 +96,9 @@ export function createAuth(options: AuthOptions) {
     },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
+        // Only a request that arrived over HTTP: Berth's own calls (reading a session) have none.
+        if (ctx.request !== undefined)
+          refuseForeignOrigin(ctx.request.method, ctx.headers, options.trustedOrigins);
         if (ctx.path === "/sign-in/email") {
           const email: unknown = (ctx.body as { email?: unknown } | undefined)?.email;
           if (
