@@ -8,6 +8,7 @@ import {
 } from "@trpc/client";
 import { EventSource } from "eventsource";
 import superjson from "superjson";
+import { requestFetch } from "./requestFetch.ts";
 
 export interface BerthClientOptions {
   /** Where Berth is served, e.g. http://127.0.0.1:3000 (its API is at /api/trpc). */
@@ -42,7 +43,12 @@ export function createBerthClient(options: BerthClientOptions): BerthClient {
         }),
         // Not batched: a batch waits a timer tick (a millisecond on Node) to gather calls, which
         // scripts and agents, calling one at a time, would pay on every call.
-        false: httpLink({ url, transformer: superjson, headers: { authorization } }),
+        false: httpLink({
+          url,
+          transformer: superjson,
+          headers: { authorization },
+          fetch: requestFetch,
+        }),
       }),
     ],
   });
