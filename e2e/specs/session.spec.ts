@@ -93,6 +93,11 @@ test("the overview counts sessions by state and filters them, the filter kept in
   // The URL alone restores the view.
   await page.goto(page.url());
   await expect(filter.getByLabel("State")).toHaveValue("cold");
+  // Each row's markup is in the page once: the data hydration reads carries short tuples.
+  const document = await (await page.request.get(page.url())).text();
+  const shownRows = await sessions.locator("tr[data-session-row]").count();
+  expect(shownRows).toBeGreaterThanOrEqual(2);
+  expect(document.split("data-session-row data-search=").length - 1).toBe(shownRows);
   await expectPageShown(page, testInfo, { name: "overview", heading: "Demo workspace" });
 });
 
