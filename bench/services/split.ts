@@ -1,5 +1,6 @@
 // Where one services call's time goes: the typed client over HTTP, the same procedure called in
-// process (no HTTP), and context creation alone, each the p50 of 300 warm fs.read calls.
+// process (no HTTP), and context creation alone, each the p50 of 300 warm fs.read calls; then
+// exec `true` over HTTP and in process.
 // Run: cd bench && npx tsx services/split.ts
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -50,8 +51,13 @@ try {
       api.router.createCaller(await api.createContext({ headers })).fs.read(read),
     );
     const context = await p50(() => api.createContext({ headers }));
+    const exec = { workspaceId, sessionId: session.id, argv: ["true"] };
+    const execHttp = await p50(() => berth.exec.run.mutate(exec));
+    const execInProcess = await p50(async () =>
+      api.router.createCaller(await api.createContext({ headers })).exec.run(exec),
+    );
     process.stdout.write(
-      `${JSON.stringify({ round, http_p50_ms: http, in_process_p50_ms: inProcess, context_p50_ms: context })}\n`,
+      `${JSON.stringify({ round, http_p50_ms: http, in_process_p50_ms: inProcess, context_p50_ms: context, exec_http_p50_ms: execHttp, exec_in_process_p50_ms: execInProcess })}\n`,
     );
   }
 } finally {
