@@ -16,11 +16,21 @@ function claimableWhere(token: string, email: string, now: Date) {
   };
 }
 
-function invitationRequired(): APIError {
-  return new APIError("FORBIDDEN", {
-    code: "INVITATION_REQUIRED",
-    message: "Sign-up needs an invitation: ask a workspace admin for an invitation link.",
-  });
+/** A sign-up: the invitation link's token it came with (its header), the email it creates. */
+interface SignUp {
+  readonly token: string | null | undefined;
+  readonly email: string;
+  readonly now: Date;
+}
+
+/** The link's token, or a 403 saying a sign-up needs one. */
+function linkToken(signUp: SignUp): string {
+  if (signUp.token === null || signUp.token === undefined || signUp.token === "")
+    throw new APIError("FORBIDDEN", {
+      code: "INVITATION_REQUIRED",
+      message: "Sign-up needs an invitation: ask a workspace admin for an invitation link.",
+    });
+  return signUp.token;
 }
 
 function invitationUnusable(): APIError {
@@ -35,14 +45,9 @@ function invitationUnusable(): APIError {
  * better-auth looks the email up so no one uninvited learns who has an account; the claim below
  * is what decides.
  */
-export async function checkSignUpInvitation(
-  db: DbClient,
-  input: { token: string | null | undefined; email: string; now: Date },
-): Promise<void> {
-  if (input.token === null || input.token === undefined || input.token === "")
-    throw invitationRequired();
+export async function checkSignUpInvitation(db: DbClient, input: SignUp): Promise<void> {
   const found = await db.invitation.count({
-    where: claimableWhere(input.token, input.email, input.now),
+    where: claimableWhere(linkToken(input), input.email, input.now),
   });
   if (found === 0) throw invitationUnusable();
 }
@@ -54,14 +59,9 @@ export async function checkSignUpInvitation(
  * claim again, since an attempt can fail after its claim (say, at the insert); users.email is
  * unique, so one link still creates at most one account.
  */
-export async function claimSignUpInvitation(
-  db: DbClient,
-  input: { token: string | null | undefined; email: string; now: Date },
-): Promise<void> {
-  if (input.token === null || input.token === undefined || input.token === "")
-    throw invitationRequired();
+export async function claimSignUpInvitation(db: DbClient, input: SignUp): Promise<void> {
   const { count } = await db.invitation.updateMany({
-    where: claimableWhere(input.token, input.email, input.now),
+    where: claimableWhere(linkToken(input), input.email, input.now),
     data: { signUpEmail: input.email },
   });
   if (count === 0) throw invitationUnusable();
