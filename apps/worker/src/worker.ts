@@ -20,19 +20,11 @@ const LAUNCHER_CHECK_MS = 1_000;
 /** Connects, reports, runs the reaper until a stop signal, then stops it. */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { db, logger } = options;
-  const [{ version }] = await db.$queryRaw<[{ version: string }]>`SELECT version() AS version`;
-  logger.info({ database: version, reaperPeriodMs: options.reaperPeriodMs }, "worker started");
-  const loop = startReaperLoop({
-    reaper: options.reaper,
-    orphans: options.orphans,
-    checkpoints: options.checkpoints,
-    periodMs: options.reaperPeriodMs,
-    logger,
-  });
-
-  // Signal listeners do not keep Node's event loop alive; this timer does, until we stop.
+  // Listening before the start line: whoever reads it may signal at once, and a signal with no
+  // listener yet would kill the process instead of stopping it. Signal listeners do not keep
+  // Node's event loop alive; the timer does, until we stop.
   let timer: NodeJS.Timeout | undefined;
-  const reason = await new Promise<string>((resolve) => {
+  const stopRequested = new Promise<string>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));
     process.once("SIGINT", () => resolve("SIGINT"));
     timer = setInterval(() => {
@@ -40,9 +32,23 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         resolve("launcher gone");
     }, LAUNCHER_CHECK_MS);
   });
-  clearInterval(timer);
-  logger.info({ reason }, "worker stopping");
-  await loop.stop();
+  try {
+    const [{ version }] = await db.$queryRaw<[{ version: string }]>`SELECT version() AS version`;
+    logger.info({ database: version, reaperPeriodMs: options.reaperPeriodMs }, "worker started");
+    const loop = startReaperLoop({
+      reaper: options.reaper,
+      orphans: options.orphans,
+      checkpoints: options.checkpoints,
+      periodMs: options.reaperPeriodMs,
+      logger,
+    });
+    const reason = await stopRequested;
+    logger.info({ reason }, "worker stopping");
+    await loop.stop();
+  } finally {
+    // Also when the start fails: a live timer would keep a failed worker from exiting.
+    clearInterval(timer);
+  }
 }
 
 function isAlive(pid: number): boolean {

@@ -70,6 +70,15 @@ describe("the worker process", () => {
     expect(lines[1]).toMatchObject({ reason: "SIGTERM" });
   });
 
+  it("exits 1 with a fatal line when its database cannot be reached", async () => {
+    const url = new URL(database.current.url);
+    url.port = "1";
+    const worker = startWorker({ DATABASE_URL: url.toString() });
+    const [code] = await worker.exited;
+    expect(code).toBe(1);
+    expect(jsonLines(worker.output.stdout).map((line) => line.msg)).toEqual(["worker failed"]);
+  });
+
   it("stops by itself once its launcher is gone", async () => {
     const goneLauncher = spawnSync(process.execPath, ["-e", ""]).pid;
     const worker = startWorker({
