@@ -30,16 +30,6 @@ try {
   logger.fatal({ err: error, root: env.BOXD_ROOT }, "boxd could not start");
   process.exit(1);
 }
-// The line a launcher waits for: it carries the bound port (BOXD_PORT=0 picks one).
-logger.info(
-  {
-    host: boxd.host,
-    port: boxd.port,
-    url: `http://${boxd.host}:${boxd.port}`,
-    root: env.BOXD_ROOT,
-  },
-  "listening",
-);
 
 let stopping = false;
 const stop = (signal: NodeJS.Signals) => {
@@ -59,3 +49,16 @@ const stop = (signal: NodeJS.Signals) => {
 };
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
+
+// The line a launcher waits for: it carries the bound port (BOXD_PORT=0 picks one). Written
+// after the listeners: its reader may signal at once, and a signal with no listener yet would
+// kill boxd instead of stopping it.
+logger.info(
+  {
+    host: boxd.host,
+    port: boxd.port,
+    url: `http://${boxd.host}:${boxd.port}`,
+    root: env.BOXD_ROOT,
+  },
+  "listening",
+);
