@@ -1,10 +1,10 @@
-import type { ApiLogger } from "../logger.ts";
 import { decodeUploadQuery, workspacePathSchema } from "@berth/box-protocol";
 import { fileTransferRoutes, fileTransferScopeSchema } from "@berth/validators";
 import { TRPCError } from "@trpc/server";
 import type { z } from "zod";
 import { onBox } from "../boxCall.ts";
 import { pullStream } from "../http/pullStream.ts";
+import type { ApiLogger } from "../logger.ts";
 import {
   errorReply,
   requireCaller,
