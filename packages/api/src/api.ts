@@ -15,6 +15,7 @@ import { LeaseEventFeed, type LeaseEventFeedSettings } from "@berth/sandbox/even
 import { TRPCError } from "@trpc/server";
 import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
+import { TokenCache } from "./auth/tokenCache.ts";
 import type { ApiEnv } from "./env.ts";
 import { createFileTransfers } from "./files/fileTransfers.ts";
 import { createTrpcHandler } from "./http/trpcHandler.ts";
@@ -34,8 +35,10 @@ export interface BerthApi {
   handleFiles(request: Request): Promise<Response>;
   /** Resolves the caller from the request's cookie or bearer token. */
   createContext(request: { headers: Headers }): Promise<ApiContext>;
-  /** Resolves once the holder releases queued behind answers already sent have landed. */
+  /** Resolves once the settles and holder releases queued behind answers sent have landed. */
   settled(): Promise<void>;
+  /** Whether this process answers API tokens from its cache now (its LISTEN connection is up). */
+  tokensTrusted(): boolean;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,8 @@ export function createBerthApi(
     leaseEvents?: LeaseEventFeedSettings;
     /** Where internal errors are logged (default: pino's JSON lines on stdout). */
     logger?: ApiLogger;
+    /** `off`: every token call looks its token up (default: cached while LISTEN is up). */
+    tokenCache?: "auto" | "off";
   } = {},
 ): BerthApi {
   const db: DbClient = createDbClient({ connectionString: env.DATABASE_URL });
@@ -67,6 +72,11 @@ export function createBerthApi(
     db,
     connectionString: env.DATABASE_URL,
     ...options.leaseEvents,
+  });
+  const tokens = new TokenCache({
+    db,
+    connectionString: env.DATABASE_URL,
+    ...(options.tokenCache === undefined ? {} : { mode: options.tokenCache }),
   });
   const boxes = (options.boxes ?? localBoxes(env))(db, clock);
   const origins = trustedOrigins(env.BERTH_PUBLIC_URL);
@@ -84,11 +94,13 @@ export function createBerthApi(
     databaseUrl: env.DATABASE_URL,
   };
   async function createContext({ headers }: { headers: Headers }): Promise<ApiContext> {
-    const caller = await resolveCaller({ headers, db, auth, clock }).catch((error: unknown) => {
-      if (error instanceof CredentialRefusedError)
-        throw new TRPCError({ code: "UNAUTHORIZED", message: error.message, cause: error });
-      throw error;
-    });
+    const caller = await resolveCaller({ headers, db, auth, clock, tokens }).catch(
+      (error: unknown) => {
+        if (error instanceof CredentialRefusedError)
+          throw new TRPCError({ code: "UNAUTHORIZED", message: error.message, cause: error });
+        throw error;
+      },
+    );
     const origin = headers.get("origin");
     return {
       db,
@@ -100,6 +112,7 @@ export function createBerthApi(
       sameOrigin: origin !== null && origins.includes(origin),
       leaseEvents,
       boxes,
+      tokens,
     };
   }
   const logger = options.logger ?? defaultApiLogger();
@@ -115,9 +128,11 @@ export function createBerthApi(
       logger,
     }),
     settled: () => boxes.settled(),
+    tokensTrusted: () => tokens.trusted,
     async close() {
       await boxes.settled();
       await leaseEvents.close();
+      await tokens.close();
       await db.$disconnect();
     },
   };

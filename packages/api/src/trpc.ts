@@ -1,3 +1,4 @@
+import type { TokenCache } from "./auth/tokenCache.ts";
 import type { DbClient, MembershipRole } from "@berth/db";
 import type { BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
@@ -34,6 +35,8 @@ export interface ApiContext {
   readonly boxes: BoxAccess;
   /** The process's one live lease-event feed (one LISTEN connection for every subscriber). */
   readonly leaseEvents: LeaseEventFeed;
+  /** Verified API tokens; whoever changes a token or a membership calls `forget` after commit. */
+  readonly tokens: TokenCache;
 }
 
 /** Who an audit row names for this caller. */

@@ -3,6 +3,7 @@ import type { Clock } from "@berth/sandbox/clock";
 import type { BerthAuth } from "./betterAuth.ts";
 import { isMembershipRole, lowerRole } from "./roles.ts";
 import { hashBearerSecret } from "./secrets.ts";
+import type { TokenCache, VerifiedToken } from "./tokenCache.ts";
 
 /** Who is calling: nobody, a signed-in person (cookie), or a script with an API token. */
 export type Caller =
@@ -42,6 +43,7 @@ interface TokenRow {
   readonly role: string;
   readonly revoked: boolean;
   readonly expired: boolean;
+  readonly expires_at: Date | null;
   /** last_used_at is older than its resolution (or unset): time to write it again. */
   readonly stale_use: boolean;
   readonly member_role: string | null;
@@ -56,7 +58,7 @@ interface TokenRow {
 const TOKEN_LOOKUP = preparedOnce(`
   SELECT t.id, t.user_id, t.workspace_id, t.role,
          t.revoked_at IS NOT NULL AS revoked,
-         COALESCE(t.expires_at <= $2::timestamptz, false) AS expired,
+         COALESCE(t.expires_at <= $2::timestamptz, false) AS expired, t.expires_at,
          COALESCE(t.last_used_at <= $2::timestamptz - interval '1 minute', true) AS stale_use,
          m.role AS member_role
     FROM api_tokens t
@@ -65,14 +67,16 @@ const TOKEN_LOOKUP = preparedOnce(`
 
 /**
  * Resolves the caller from a request's headers: a `Bearer` token first (scripts), else the
- * better-auth session cookie. Every call re-reads the token row, so revocation and expiry apply
- * on the very next call.
+ * better-auth session cookie. A token is read from `tokens` while that cache is trusted (see
+ * TokenCache: it forgets on every change to a token or membership), else looked up; revocation
+ * applies on the revoking process's next call, and on other replicas' once its NOTIFY lands.
  */
 export async function resolveCaller(input: {
   headers: Headers;
   db: DbClient;
   auth: BerthAuth;
   clock: Clock;
+  tokens: TokenCache;
 }): Promise<Caller> {
   const authorization = input.headers.get("authorization");
   const bearer = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
@@ -82,9 +86,20 @@ export async function resolveCaller(input: {
   return { kind: "user", userId: session.user.id, authSessionId: session.session.id };
 }
 
-async function resolveToken(token: string, input: { db: DbClient; clock: Clock }): Promise<Caller> {
+async function resolveToken(
+  token: string,
+  input: { db: DbClient; clock: Clock; tokens: TokenCache },
+): Promise<Caller> {
   const now = await input.clock.now();
-  const rows = await queryRows<TokenRow>(input.db, TOKEN_LOOKUP, [hashBearerSecret(token), now]);
+  const hash = hashBearerSecret(token);
+  const cached = input.tokens.get(hash, now.getTime());
+  if (cached !== null) {
+    if (cached.expiresAt !== null && cached.expiresAt <= now)
+      throw new CredentialRefusedError("token_expired");
+    return tokenCaller(cached);
+  }
+  const generation = await input.tokens.begin();
+  const rows = await queryRows<TokenRow>(input.db, TOKEN_LOOKUP, [hash, now]);
   const row = rows[0] ?? null;
   if (row === null) throw new CredentialRefusedError("token_unknown");
   if (row.revoked) throw new CredentialRefusedError("token_revoked");
@@ -97,11 +112,24 @@ async function resolveToken(token: string, input: { db: DbClient; clock: Clock }
       where: { id: row.id, revokedAt: null },
       data: { lastUsedAt: now },
     });
-  return {
-    kind: "token",
-    userId: row.user_id,
+  const verified: VerifiedToken = {
     tokenId: row.id,
+    userId: row.user_id,
     workspaceId: row.workspace_id,
     role: lowerRole(row.role, memberRole),
+    expiresAt: row.expires_at,
+    verifiedAtMs: now.getTime(),
+  };
+  input.tokens.put(hash, generation, verified);
+  return tokenCaller(verified);
+}
+
+function tokenCaller(token: VerifiedToken): Caller {
+  return {
+    kind: "token",
+    userId: token.userId,
+    tokenId: token.tokenId,
+    workspaceId: token.workspaceId,
+    role: token.role,
   };
 }

@@ -54,7 +54,7 @@ async function changeMembership(
   to: MembershipRole | null,
 ): Promise<{ userId: string; role: MembershipRole | null }> {
   const now = await ctx.clock.now();
-  return ctx.db.$transaction(async (tx) => {
+  const changed = await ctx.db.$transaction(async (tx) => {
     // The owners' rows and the actor's own, locked: the checks below see roles no one can change
     // until this commits (the role read before the transaction may already be stale).
     const locked = await tx.$queryRaw<{ user_id: string; role: MembershipRole }[]>`
@@ -110,6 +110,9 @@ async function changeMembership(
     });
     return { userId, role: to };
   });
+  // Committed: this process's cached tokens go now; other replicas' on the trigger's NOTIFY.
+  ctx.tokens.forget();
+  return changed;
 }
 
 export const membersFixtures: RouterFixtures<typeof membersRouter> = {

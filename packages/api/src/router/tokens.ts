@@ -104,7 +104,7 @@ export const tokensRouter = {
     .input(z.object({ tokenId: idSchema }))
     .mutation(async ({ ctx, input }) => {
       const now = await ctx.clock.now();
-      return ctx.db.$transaction(async (tx) => {
+      const revoked = await ctx.db.$transaction(async (tx) => {
         const { count } = await tx.apiToken.updateMany({
           where: {
             id: input.tokenId,
@@ -128,6 +128,9 @@ export const tokensRouter = {
         });
         return { tokenId: input.tokenId, revokedAt: now };
       });
+      // Committed: this process's cached tokens go now; other replicas' on the trigger's NOTIFY.
+      ctx.tokens.forget();
+      return revoked;
     }),
 } satisfies TRPCRouterRecord;
 

@@ -62,3 +62,20 @@ export function codeOf(promise: Promise<unknown>): Promise<string> {
     (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
   );
 }
+
+/**
+ * Calls `call` until it is answered with `code` or `withinMs` pass, and says what it was last
+ * answered: for a change another process made, which reaches this one by NOTIFY.
+ */
+export async function codeWithin(
+  call: () => Promise<unknown>,
+  code: string,
+  withinMs = 5_000,
+): Promise<string> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    const answered = await codeOf(call());
+    if (answered === code || performance.now() > deadline) return answered;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -23,14 +23,14 @@ describe("schema drift: tables and columns", () => {
 
   it("reports a precision change inside the same base type", async () => {
     const differences = await driftAfter({
-      alter: `ALTER TABLE api_tokens ALTER COLUMN expires_at TYPE timestamptz(6)`,
+      alter: `ALTER TABLE api_tokens ALTER COLUMN created_at TYPE timestamptz(6)`,
     });
 
     expect(differences).toEqual([
       expect.objectContaining({
         kind: "typeMismatch",
         table: "api_tokens",
-        column: "expires_at",
+        column: "created_at",
         expected: "timestamp(3) with time zone",
         actual: "timestamp(6) with time zone",
       }),

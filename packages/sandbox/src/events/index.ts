@@ -14,5 +14,9 @@ export type {
   LeaseFeedRead,
   LeaseGenerations,
 } from "./leaseEventRows.ts";
-export { listenerApplicationName } from "./notificationListener.ts";
+export {
+  listenerApplicationName,
+  NotificationListener,
+  notifiesAcrossProcesses,
+} from "./notificationListener.ts";
 export type { ReconnectDelays } from "./notificationListener.ts";

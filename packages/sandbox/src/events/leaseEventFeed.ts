@@ -8,7 +8,11 @@ import {
   type LeaseGenerations,
 } from "./leaseEventRows.ts";
 import { LeaseWatchRegistry, type LeaseWatch } from "./leaseWatches.ts";
-import { NotificationListener, type ReconnectDelays } from "./notificationListener.ts";
+import {
+  NotificationListener,
+  notifiesAcrossProcesses,
+  type ReconnectDelays,
+} from "./notificationListener.ts";
 
 /** The channel the lease_notify migration's triggers notify, with the lease id as payload. */
 export const leaseEventsChannel = "berth_lease_events";
@@ -207,10 +211,8 @@ export class LeaseEventFeed {
       case "listen":
       case "poll":
         return this.#mode;
-      case "auto": {
-        const rows = await this.#db.$queryRaw<{ version: string }[]>`SELECT version() AS version`;
-        return rows[0]?.version.includes("PGlite") === true ? "poll" : "listen";
-      }
+      case "auto":
+        return (await notifiesAcrossProcesses(this.#db)) ? "listen" : "poll";
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { DbClientOrTx } from "@berth/db";
 import pg from "pg";
 
 /** How long to wait before reconnecting: doubles from `minMs` up to `maxMs`, reset on success. */
@@ -16,6 +17,17 @@ export interface NotificationListenerOptions {
   /** A lost connection; the listener reconnects on its own. */
   readonly onError?: (error: unknown) => void;
   readonly reconnect?: ReconnectDelays;
+  /** How the connection shows in pg_stat_activity (default: listenerApplicationName). */
+  readonly applicationName?: string;
+}
+
+/**
+ * Whether a NOTIFY reaches other processes' LISTEN connections. Not on the embedded database:
+ * its socket clients share one session, so LISTEN there is not per process.
+ */
+export async function notifiesAcrossProcesses(db: DbClientOrTx): Promise<boolean> {
+  const rows = await db.$queryRaw<{ version: string }[]>`SELECT version() AS version`;
+  return rows[0]?.version.includes("PGlite") !== true;
 }
 
 /** What Postgres shows as this connection's application_name (to find it in pg_stat_activity). */
@@ -71,7 +83,7 @@ export class NotificationListener {
     if (this.#closed) return;
     const client = new pg.Client({
       connectionString: this.#options.connectionString,
-      application_name: listenerApplicationName,
+      application_name: this.#options.applicationName ?? listenerApplicationName,
     });
     this.#client = client;
     client.on("notification", (message) => {

@@ -14,6 +14,9 @@ export interface CallHolder {
   readonly id: string;
 }
 
+/** Takes a settle the caller runs behind its answer; it must run, and before the holder goes. */
+export type SettleBehind = (settle: () => Promise<void>) => void;
+
 /**
  * The routing step every box call goes through. It reads the session's pointer for this very
  * operation (hot-swap may move it between two calls), and for a persistable write admits it
@@ -37,6 +40,12 @@ export class RouteStep {
       readonly operation: { readonly name: string; readonly writes: boolean };
       /** The pointer as read for this operation, if the caller read it already. */
       readonly route?: Route;
+      /**
+       * Where the settle goes when the caller answers first: an admission settled a moment
+       * after the answer only makes a capture in between retry. Without it, the settle is
+       * awaited here.
+       */
+      readonly settleBehind?: SettleBehind;
     },
     /** `generation`: the workspace generation a write was admitted at (null for a read). */
     call: (route: Route, generation: number | null) => Promise<T>,
@@ -67,17 +76,21 @@ export class RouteStep {
     });
     if (!admission.admitted) throw fenced(input.lease, admission.reason);
     let outcome: "resolved" | "rejected" = "rejected";
+    const settle = async () => {
+      await this.#admissions.settle({
+        workspaceId: input.lease.workspaceId,
+        admissionId: admission.admissionId,
+        outcome,
+      });
+    };
     try {
       const result = await call(route, admission.generation);
       outcome = "resolved";
       return result;
     } finally {
       // A failed write settles too: an unsettled admission would block every archive after it.
-      await this.#admissions.settle({
-        workspaceId: input.lease.workspaceId,
-        admissionId: admission.admissionId,
-        outcome,
-      });
+      if (input.settleBehind === undefined) await settle();
+      else input.settleBehind(settle);
     }
   }
 

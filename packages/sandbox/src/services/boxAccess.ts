@@ -86,10 +86,20 @@ export class BoxAccess {
     let lease = warm.lease;
     const route = warm.pointer ?? undefined;
     const stopTouching = this.#keepTouching(lease, holder.id);
+    let settle: (() => Promise<void>) | null = null;
     try {
       const box = await this.#connect(lease);
       return await this.#route.run(
-        { lease, sessionId: call.sessionId, holder, operation: call.operation, route },
+        {
+          lease,
+          sessionId: call.sessionId,
+          holder,
+          operation: call.operation,
+          route,
+          settleBehind: (task) => {
+            settle = task;
+          },
+        },
         async (_route, generation) => {
           try {
             return await body({ box, lease, generation });
@@ -102,11 +112,14 @@ export class BoxAccess {
       );
     } finally {
       stopTouching();
-      this.#releaseBehind(lease, holder.id);
+      this.#finishBehind(lease, holder.id, settle);
     }
   }
 
-  /** Resolves once every holder released behind an answer is gone: for an orderly shutdown. */
+  /**
+   * Resolves once every write settled and holder released behind an answer has landed: for an
+   * orderly shutdown, and for whoever must see the database as the answered calls left it.
+   */
   async settled(): Promise<void> {
     await Promise.all(this.#releasing);
   }
@@ -121,6 +134,9 @@ export class BoxAccess {
     actor: string,
   ): Promise<{ revision: string; generation: number; lease: LeaseSnapshot }> {
     const archiver = this.#archiver;
+    // Writes this process answered are settled behind their answers: a capture asked for right
+    // after one must not be refused for an admission about to settle.
+    await this.settled();
     return this.run(
       { ...call, operation: { name: "archives.capture", writes: false } },
       async ({ lease }) => {
@@ -370,18 +386,27 @@ export class BoxAccess {
   }
 
   /**
-   * Releases a finished call's holder without holding back its answer: the release is the
-   * call's last round trip, and the caller has nothing to wait for in it. A release that fails
-   * leaves a holder its TTL ends.
+   * Settles a finished call's write and releases its holder without holding back its answer:
+   * they are the call's last round trips, and the caller has nothing to wait for in them. The
+   * settle lands before the release, so the box never goes idle with the write unsettled. A
+   * settle that fails is tried again (one that keeps failing leaves the admission open, as a
+   * process that died mid-write does), and a release that fails leaves a holder its TTL ends.
    */
-  #releaseBehind(lease: LeaseSnapshot, holderId: string): void {
+  #finishBehind(
+    lease: LeaseSnapshot,
+    holderId: string,
+    settle: (() => Promise<void>) | null,
+  ): void {
     // Started on the next turn of the event loop, so the answer is written out first.
-    const releasing = nextTurn()
-      .then(() => this.#releaseQuietly(lease, holderId))
+    const finishing = nextTurn()
+      .then(async () => {
+        if (settle !== null) await settleWithRetry(settle);
+        await this.#releaseQuietly(lease, holderId);
+      })
       .finally(() => {
-        this.#releasing.delete(releasing);
+        this.#releasing.delete(finishing);
       });
-    this.#releasing.add(releasing);
+    this.#releasing.add(finishing);
   }
 
   async #releaseQuietly(
@@ -392,6 +417,20 @@ export class BoxAccess {
     await this.#leases
       .release({ workspaceId: lease.workspaceId, leaseId: lease.id, kind, holderId })
       .catch(() => undefined);
+  }
+}
+
+const SETTLE_TRIES = 3;
+
+async function settleWithRetry(settle: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await settle();
+      return;
+    } catch {
+      if (attempt >= SETTLE_TRIES) return;
+      await sleep(50 * attempt);
+    }
   }
 }
 

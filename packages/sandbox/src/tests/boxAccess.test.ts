@@ -91,6 +91,8 @@ describe("box access", () => {
         ),
       ),
     );
+    // Each write is settled behind its answer; once those land, every one is settled.
+    await access.settled();
     const lease = await w.leases.readByGroup(s);
     expect(lease?.workspaceGeneration).toBe(20);
     const admissions = await w.db.mutationAdmission.findMany({
