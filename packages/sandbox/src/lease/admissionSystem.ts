@@ -1,6 +1,13 @@
 import { preparedOnce, queryRows } from "@berth/db";
 import { z } from "zod";
-import { epochSchema, holderIdSchema, holderKindSchema, idSchema, parseInput } from "./inputs.ts";
+import {
+  epochSchema,
+  holderIdSchema,
+  holderKindSchema,
+  idSchema,
+  operationSchema,
+  parseInput,
+} from "./inputs.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
 
 const admitSchema = z.object({
@@ -15,7 +22,7 @@ const admitSchema = z.object({
   routeTargetId: idSchema.nullable(),
   /** The session's activeEpoch the route was read at. */
   routeEpoch: epochSchema,
-  operation: z.string().trim().min(1).max(128),
+  operation: operationSchema,
 });
 export type AdmitWriteInput = z.input<typeof admitSchema>;
 

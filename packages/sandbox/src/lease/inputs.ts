@@ -41,3 +41,6 @@ export function parseInput<TSchema extends z.ZodType>(
     details: { problems },
   });
 }
+
+/** A write's operation name, as admissions record it. */
+export const operationSchema = z.string().trim().min(1).max(128);

@@ -79,14 +79,68 @@ export function acquireCallWithPointer(db: DbClientOrTx) {
     >(db, statementFor(strings, WITH_POINTER), values);
     const [raw] = rows;
     const row = singleRow(rows.map(transitionRow));
-    return {
-      row,
-      pointer:
-        raw?.active_epoch === null || raw?.active_epoch === undefined
-          ? null
-          : { activeSandboxId: raw.active_sandbox_id, activeEpoch: raw.active_epoch },
-    };
+    return { row, pointer: pointerOf(raw) };
   };
+}
+
+function pointerOf(
+  raw: { active_sandbox_id: string | null; active_epoch: number | null } | undefined,
+): SessionPointer | null {
+  return raw?.active_epoch === null || raw?.active_epoch === undefined
+    ? null
+    : { activeSandboxId: raw.active_sandbox_id, activeEpoch: raw.active_epoch };
+}
+
+/** A write's admission as the acquire statement made it; null when it did not try. */
+export type StatementAdmission =
+  | { readonly admitted: true; readonly admissionId: string; readonly generation: number }
+  | { readonly admitted: false; readonly reason: string }
+  | null;
+
+const ACQUIRE_ADMIT = preparedOnce(`
+  SELECT outcome, reason, lease, active_sandbox_id, active_epoch, admit_outcome, admit_reason,
+         admission_id, generation
+    FROM berth_lease_acquire_admit($1::uuid, $2::uuid, $3, $4, $5::text, $6::int, $7::int,
+      $8::int, $9::timestamptz, $10)`);
+
+/**
+ * berth_lease_acquire_admit: berth_lease_acquire's arguments and a write's operation name, and
+ * when the holder attaches to a warm lease routed to its group box, the write's admission too —
+ * a box call's holder, route and admission in one round trip.
+ */
+export async function acquireAndAdmitCall(
+  db: DbClientOrTx,
+  args: readonly [
+    workspaceId: string,
+    sessionId: string,
+    kind: string,
+    holderId: string,
+    profile: string | null,
+    leaseTtlMs: number,
+    warmingTtlMs: number,
+    expectedEpoch: number | null,
+    now: Date,
+    operation: string,
+  ],
+): Promise<{ row: TransitionRow; pointer: SessionPointer | null; admission: StatementAdmission }> {
+  const rows = await queryRows<
+    RawTransitionRow & {
+      active_sandbox_id: string | null;
+      active_epoch: number | null;
+      admit_outcome: string | null;
+      admit_reason: string | null;
+      admission_id: string | null;
+      generation: number | null;
+    }
+  >(db, ACQUIRE_ADMIT, [...args]);
+  const [raw] = rows;
+  const row = singleRow(rows.map(transitionRow));
+  let admission: StatementAdmission = null;
+  if (raw?.admit_outcome === "admitted" && raw.admission_id !== null && raw.generation !== null)
+    admission = { admitted: true, admissionId: raw.admission_id, generation: raw.generation };
+  else if (raw?.admit_outcome !== null && raw?.admit_outcome !== undefined)
+    admission = { admitted: false, reason: raw.admit_reason ?? raw.admit_outcome };
+  return { row, pointer: pointerOf(raw), admission };
 }
 
 /**

@@ -13,13 +13,16 @@ import {
   holderIdSchema,
   holderKindSchema,
   idSchema,
+  operationSchema,
   parseInput,
   profileSchema,
 } from "./inputs.ts";
 import {
+  acquireAndAdmitCall,
   acquireCallWithPointer,
   leaseCall,
   type SessionPointer,
+  type StatementAdmission,
   type TransitionRow,
 } from "./leaseStore.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
@@ -96,6 +99,39 @@ export class LeaseSystem {
         ${args.holderId}, ${args.profile}::text, ${config.leaseTtlMs}::int, ${config.warmingTimeoutMs}::int,
         ${args.expectedEpoch}::int, ${now}::timestamptz)`;
     return { acquired: acquireOutcome(row, args), pointer };
+  }
+
+  /**
+   * acquireWithPointer for a write: when the holder attaches to a warm lease routed to its
+   * group box, the same statement admits the write (`operation`) under that very holder,
+   * epoch, instance and route. `admission` is null when it was not tried (any other outcome:
+   * the write is admitted once the box is warm, by the routing step).
+   */
+  async acquireAndAdmit(
+    input: AcquireInput,
+    operation: string,
+  ): Promise<{
+    acquired: AcquireOutcome;
+    pointer: SessionPointer | null;
+    admission: StatementAdmission;
+  }> {
+    const args = parseInput(acquireSchema, input);
+    const name = operationSchema.parse(operation);
+    const { config, clock } = this.#resources;
+    const now = await clock.now();
+    const { row, pointer, admission } = await acquireAndAdmitCall(this.#resources.db, [
+      args.workspaceId,
+      args.sessionId,
+      args.kind,
+      args.holderId,
+      args.profile,
+      config.leaseTtlMs,
+      config.warmingTimeoutMs,
+      args.expectedEpoch,
+      now,
+      name,
+    ]);
+    return { acquired: acquireOutcome(row, args), pointer, admission };
   }
 
   /** Epoch-fenced: a stale epoch changes nothing and answers `alive: false`. */

@@ -14,6 +14,11 @@ export interface CallHolder {
   readonly id: string;
 }
 
+/** A write's admission: its id and generation, or why it was refused. */
+export type Admission =
+  | { readonly admitted: true; readonly admissionId: string; readonly generation: number }
+  | { readonly admitted: false; readonly reason: string };
+
 /** Takes a settle the caller runs behind its answer; it must run, and before the holder goes. */
 export type SettleBehind = (settle: () => Promise<void>) => void;
 
@@ -46,6 +51,11 @@ export class RouteStep {
        * awaited here.
        */
       readonly settleBehind?: SettleBehind;
+      /**
+       * The write's admission if the statement that acquired the holder made it already (one
+       * round trip saved), under this same lease, holder and route.
+       */
+      readonly admission?: Admission;
     },
     /** `generation`: the workspace generation a write was admitted at (null for a read). */
     call: (route: Route, generation: number | null) => Promise<T>,
@@ -62,18 +72,20 @@ export class RouteStep {
     if (!input.operation.writes) return call(route, null);
     const instanceId = input.lease.instanceId;
     if (instanceId === null) throw fenced(input.lease, "the box has no instance");
-    const admission = await this.#admissions.admit({
-      workspaceId: input.lease.workspaceId,
-      leaseId: input.lease.id,
-      sessionId: input.sessionId,
-      expectedEpoch: input.lease.epoch,
-      instanceId,
-      holderKind: input.holder.kind,
-      holderId: input.holder.id,
-      routeTargetId: route.activeSandboxId,
-      routeEpoch: route.activeEpoch,
-      operation: input.operation.name,
-    });
+    const admission =
+      input.admission ??
+      (await this.#admissions.admit({
+        workspaceId: input.lease.workspaceId,
+        leaseId: input.lease.id,
+        sessionId: input.sessionId,
+        expectedEpoch: input.lease.epoch,
+        instanceId,
+        holderKind: input.holder.kind,
+        holderId: input.holder.id,
+        routeTargetId: route.activeSandboxId,
+        routeEpoch: route.activeEpoch,
+        operation: input.operation.name,
+      }));
     if (!admission.admitted) throw fenced(input.lease, admission.reason);
     let outcome: "resolved" | "rejected" = "rejected";
     const settle = async () => {

@@ -7,7 +7,7 @@ import { ProcessHolders } from "../lease/processHolders.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
-import { RouteStep, type Route } from "../routing/routeStep.ts";
+import { RouteStep, type Admission, type Route } from "../routing/routeStep.ts";
 import { BackendError, type Backend } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
@@ -85,10 +85,10 @@ export class BoxAccess {
     const warm = await this.#warmLease(call, holder.id);
     let lease = warm.lease;
     const route = warm.pointer ?? undefined;
+    const admission = warm.admission ?? undefined;
     const stopTouching = this.#keepTouching(lease, holder.id);
     let settle: (() => Promise<void>) | null = null;
     try {
-      const box = await this.#connect(lease);
       return await this.#route.run(
         {
           lease,
@@ -96,11 +96,15 @@ export class BoxAccess {
           holder,
           operation: call.operation,
           route,
+          admission,
           settleBehind: (task) => {
             settle = task;
           },
         },
+        // Connected inside the routing step: a write admitted with the holder is settled
+        // (rejected) even when its box is not there to take it.
         async (_route, generation) => {
+          const box = await this.#connect(lease);
           try {
             return await body({ box, lease, generation });
           } catch (error) {
@@ -231,27 +235,35 @@ export class BoxAccess {
 
   /**
    * Acquires the holder and returns the lease once warm (spawning it, or waiting for it), with
-   * the session's pointer as the last acquire read it.
+   * the session's pointer as the last acquire read it. A write attaching to a warm box is
+   * admitted by that same statement (`admission`); after a spawn, the routing step admits it.
    */
   async #warmLease(
     call: BoxCall,
     holderId: string,
-  ): Promise<{ lease: LeaseSnapshot; pointer: Route | null }> {
+  ): Promise<{ lease: LeaseSnapshot; pointer: Route | null; admission: Admission | null }> {
     const deadline = Date.now() + this.#resources.config.warmingTimeoutMs;
     for (;;) {
-      const { acquired, pointer } = await this.#leases.acquireWithPointer({
+      const holder = {
         workspaceId: call.workspaceId,
         sessionId: call.sessionId,
-        kind: "direct",
+        kind: "direct" as const,
         holderId,
-      });
+      };
+      const { acquired, pointer, admission } = call.operation.writes
+        ? await this.#leases.acquireAndAdmit(holder, call.operation.name)
+        : { ...(await this.#leases.acquireWithPointer(holder)), admission: null };
       switch (acquired.role) {
         case "spawner":
-          return { lease: await this.#establish(acquired.lease, holderId), pointer };
+          return {
+            lease: await this.#establish(acquired.lease, holderId),
+            pointer,
+            admission: null,
+          };
         case "attached":
         case "rearmed":
           if (acquired.lease.liveness === "warm" && acquired.lease.instanceId !== null)
-            return { lease: acquired.lease, pointer };
+            return { lease: acquired.lease, pointer, admission };
           break;
         case "fenced":
           break;

@@ -157,6 +157,38 @@ describe("box access", () => {
     expect(after?.restoreStatus).toBe("ready");
   });
 
+  it("a write that finds its box gone answers instance_lost and leaves its admission settled, rejected", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const { access } = accessFor(w);
+    await access.run(call(s, "write", true), ({ box }) =>
+      box.write({ path: "first.txt", content: "1", expectedVersion: null }),
+    );
+    const warm = await w.leases.readByGroup(s);
+    if (warm === null) throw new Error("no lease");
+    await killBox(warm.instanceId ?? "");
+    await rm(join(local.dataDir, "boxes", warm.instanceId ?? ""), { recursive: true, force: true });
+
+    const lost = await access
+      .run(call(s, "write", true), ({ box }) =>
+        box.write({ path: "second.txt", content: "2", expectedVersion: null }),
+      )
+      .catch((error: unknown) => error);
+    expect(lost).toBeInstanceOf(BoxServiceError);
+    expect((lost as BoxServiceError).code).toBe("instance_lost");
+    await access.settled();
+    const admissions = await w.db.mutationAdmission.findMany({
+      where: { leaseId: warm.id },
+      orderBy: { generation: "asc" },
+    });
+    // Admitted with its holder, before the box was reached: an open admission would hold back
+    // every capture after it.
+    expect(admissions.map((a) => [a.generation, a.outcome, a.settledAt !== null])).toEqual([
+      [1, "resolved", true],
+      [2, "rejected", true],
+    ]);
+  });
+
   it("a blocked lease answers blocked with its restore status and epoch, creating nothing", async () => {
     const w = world.current;
     const s = await seedSession(w.db);

@@ -124,6 +124,47 @@ describe("incomplete archives", () => {
 });
 
 describe("write admissions (spec/lease.md §5.9)", () => {
+  it("the acquire statement admits a write on a warm box under the holder it just made, and tries nothing otherwise", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const holder = { ...s, kind: "direct" as const };
+    const cold = await w.leases.acquireAndAdmit({ ...holder, holderId: "direct:cold" }, "fs.write");
+    expect(cold).toMatchObject({ acquired: { role: "spawner" }, admission: null });
+    await w.leases.release({
+      workspaceId: s.workspaceId,
+      leaseId: cold.acquired.lease.id,
+      kind: "direct",
+      holderId: "direct:cold",
+    });
+    const lease = await warmLease(w, s, "box-one-trip");
+    const warm = await w.leases.acquireAndAdmit({ ...holder, holderId: "direct:w1" }, "fs.write");
+    expect(warm).toMatchObject({
+      acquired: { role: "attached" },
+      pointer: { activeSandboxId: null, activeEpoch: 0 },
+      admission: { admitted: true, generation: 1 },
+    });
+    const admitted = await w.db.mutationAdmission.findMany({ where: { leaseId: lease.id } });
+    expect(admitted).toEqual([
+      expect.objectContaining({
+        holderKind: "direct",
+        holderId: "direct:w1",
+        epoch: lease.epoch,
+        instanceId: "box-one-trip",
+        operation: "fs.write",
+        generation: 1,
+        settledAt: null,
+      }),
+    ]);
+    // A session routed to an enrolled machine: its writes are not the group box's to admit.
+    await w.db.session.update({
+      where: { id: s.sessionId },
+      data: { activeSandboxId: crypto.randomUUID(), activeEpoch: 1 },
+    });
+    const routed = await w.leases.acquireAndAdmit({ ...holder, holderId: "direct:w2" }, "fs.write");
+    expect(routed).toMatchObject({ acquired: { role: "attached" }, admission: null });
+    expect((await w.leases.readByGroup(s))?.workspaceGeneration).toBe(1);
+  });
+
   it("admits under the exact fence, refuses a stale route, holder or epoch, and gates publishing on settlement", async () => {
     const w = world.current;
     const s = await seedSession(w.db);
