@@ -1,6 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
+import { MarkupBody } from "../markup/markupBody.tsx";
 import { rowsMarkup, type OverviewRow } from "./sessionRowsMarkup.ts";
 
 /**
@@ -16,6 +17,5 @@ export function SessionRowsBody({
   workspaceId: string;
 }) {
   const html = useMemo(() => rowsMarkup(rows, workspaceId), [rows, workspaceId]);
-  // Every value is escaped by rowsMarkup; the markup is the table's own.
-  return <tbody dangerouslySetInnerHTML={{ __html: html }} />;
+  return <MarkupBody html={html} />;
 }

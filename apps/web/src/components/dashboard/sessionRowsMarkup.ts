@@ -1,4 +1,6 @@
 import escapeHtml from "escape-html";
+import { badgeMarkup } from "../markup/badgeMarkup.ts";
+import { stateVariant, type MachineState } from "../stateVariant.ts";
 
 /**
  * One overview row as it travels to the browser: a tuple, because a thousand rows' repeated
@@ -8,7 +10,7 @@ import escapeHtml from "escape-html";
 export type OverviewRow = readonly [
   id: string,
   title: string,
-  state: string,
+  state: MachineState,
   /** "workspace / archive" generations, or "—" without a box. */
   generations: string,
   archive: "complete" | "behind" | null,
@@ -17,21 +19,6 @@ export type OverviewRow = readonly [
   created: string,
 ];
 
-/** The kit's badge (`@berth/ui/badge`, `.badge` in its stylesheet) as markup. */
-function badge(variant: string, text: string, state?: string): string {
-  return state === undefined
-    ? `<span class='badge badge-${variant}'>${escapeHtml(text)}</span>`
-    : `<span class='badge badge-${variant}' data-state='${escapeHtml(state)}'><span aria-hidden='true' class='badge-dot'></span>${escapeHtml(state)}</span>`;
-}
-
-/** The badge variant of each state, as StateBadge draws it. */
-const stateVariant: Record<string, string> = {
-  cold: "outline",
-  warming: "warning",
-  warm: "success",
-  draining: "outline",
-};
-
 function rowMarkup(row: OverviewRow, workspaceId: string): string {
   const [id, title, state, generations, archive, backend, created] = row;
   const shownTitle = title === "" ? "Untitled session" : title;
@@ -39,13 +26,13 @@ function rowMarkup(row: OverviewRow, workspaceId: string): string {
     archive === null
       ? "—"
       : archive === "complete"
-        ? badge("success", "complete")
-        : badge("warning", "behind");
+        ? badgeMarkup("success", "complete")
+        : badgeMarkup("warning", "behind");
   const href = `/sessions/${id}?workspace=${workspaceId}`;
   return (
     `<tr data-session-row data-search='${escapeHtml(title.toLowerCase())}' data-id='${escapeHtml(id)}' data-state='${escapeHtml(state)}'>` +
     `<td><a href='${escapeHtml(href)}'>${escapeHtml(shownTitle)}</a></td>` +
-    `<td>${badge(stateVariant[state] ?? "outline", state, state)}</td>` +
+    `<td>${badgeMarkup(stateVariant(state), state, { state })}</td>` +
     `<td>${escapeHtml(generations)}</td>` +
     `<td>${archiveCell}</td>` +
     `<td>${escapeHtml(backend)}</td>` +

@@ -1,4 +1,3 @@
-import { Suspense } from "react";
 import { serverCaller } from "../../trpc/server.tsx";
 import { EmptyState } from "../emptyState.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
@@ -56,10 +55,10 @@ export async function SessionsSection({ workspaceId }: { workspaceId: string }) 
           }
         />
       ) : (
-        // Its own boundary: the filter above hydrates without waiting for a thousand rows.
-        <Suspense>
-          <SessionsTable rows={rows} workspaceId={workspaceId} />
-        </Suspense>
+        // No Suspense boundary of its own: React streams a boundary this large apart, hidden,
+        // and reveals it only on a later frame (throttled), so the rows would show late. Its
+        // rows are one innerHTML, which hydration does not walk.
+        <SessionsTable rows={rows} workspaceId={workspaceId} />
       )}
       <NewSessionForm workspaceId={workspaceId} />
     </Section>

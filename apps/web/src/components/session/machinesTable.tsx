@@ -1,13 +1,6 @@
-import { Badge } from "@berth/ui/badge";
-import type { AppRouter } from "@berth/api";
-import { TableCell, TableRow, TableRowHead } from "@berth/ui/table";
-import type { inferRouterOutputs } from "@trpc/server";
-import { formatTime } from "../../lib/formatTime.ts";
+import { MarkupBody } from "../markup/markupBody.tsx";
 import { QueryTable } from "../queryTable.tsx";
-import { StateBadge } from "../stateBadge.tsx";
-import { ArchiveBadge } from "./archiveBadge.tsx";
-
-type MachineView = inferRouterOutputs<AppRouter>["machines"]["list"][number];
+import { machineRowsMarkup, type MachineView } from "./machineRowsMarkup.ts";
 
 /** Every field of each machine; `archiveComplete` as a badge, the generations side by side. */
 export function MachinesTable({
@@ -38,53 +31,9 @@ export function MachinesTable({
         "Platform",
         "Last seen",
       ]}
-      row={(machine) => (
-        <TableRow key={machine.sandboxId} data-testid={`machine-${machine.sandboxId}`}>
-          <TableRowHead className="min-w-32 whitespace-normal">{machine.name}</TableRowHead>
-          <TableCell>{machine.kind === "group" ? "group box" : "self-hosted"}</TableCell>
-          <TableCell>
-            <StateBadge state={machine.state} data-testid="machine-state" />
-          </TableCell>
-          <TableCell>{machine.active ? "yes" : "no"}</TableCell>
-          <TableCell className="max-w-32">
-            {/* Long and only ever copied: cut short here, whole on hover and when copied. */}
-            <code
-              className="block truncate text-xs text-muted-foreground"
-              title={machine.instanceId ?? undefined}
-            >
-              {machine.instanceId ?? "—"}
-            </code>
-          </TableCell>
-          <TableCell className="tabular-nums">{machine.leaseEpoch ?? "—"}</TableCell>
-          <TableCell data-testid="machine-generations" className="font-mono text-xs tabular-nums">
-            {machine.workspaceGeneration} / {machine.archiveGeneration ?? "—"}
-          </TableCell>
-          <TableCell>
-            {machine.kind === "group" ? (
-              <ArchiveBadge complete={machine.archiveComplete} />
-            ) : (
-              // An enrolled machine's files are its owner's: Berth never archives them.
-              <Badge variant="outline" title="Berth never archives an enrolled machine's files">
-                not archived
-              </Badge>
-            )}
-          </TableCell>
-          <TableCell className="whitespace-nowrap">
-            {Object.entries(machine.holders)
-              .filter(([, count]) => count > 0)
-              .map(([kind, count]) => `${kind} ${String(count)}`)
-              .join(", ") || "none"}
-          </TableCell>
-          <TableCell className="whitespace-nowrap">
-            {machine.os === null
-              ? "—"
-              : `${machine.os}/${machine.arch ?? "?"}${machine.hasDisplay ? " · display" : ""}`}
-          </TableCell>
-          <TableCell className="whitespace-nowrap text-muted-foreground">
-            {formatTime(machine.lastSeenAt)}
-          </TableCell>
-        </TableRow>
-      )}
+      // One string of markup, not 200 rows of elements for hydration to walk; rebuilt (a few
+      // hundred microseconds) whenever the live query's data changes.
+      body={(machines) => <MarkupBody html={machineRowsMarkup(machines)} />}
     />
   );
 }

@@ -1,11 +1,31 @@
 "use client";
 
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@berth/ui/tabs";
+import dynamic from "next/dynamic";
 import { useState, type ReactNode } from "react";
 import { Section } from "../section.tsx";
-import { FilesPanel } from "./files/filesPanel.tsx";
-import { GitPanel } from "./git/gitPanel.tsx";
-import { TerminalPanel } from "./terminal/terminalPanel.tsx";
+
+function PanelLoading() {
+  return (
+    <p role="status" className="text-sm text-muted-foreground">
+      Loading the tool…
+    </p>
+  );
+}
+
+// Loaded when first opened: an editor, a terminal emulator and their helpers are most of the
+// page's script, and a page that only shows the machines and the timeline needs none of it.
+const FilesPanel = dynamic(
+  () => import("./files/filesPanel.tsx").then((module) => module.FilesPanel),
+  { loading: PanelLoading },
+);
+const GitPanel = dynamic(() => import("./git/gitPanel.tsx").then((module) => module.GitPanel), {
+  loading: PanelLoading,
+});
+const TerminalPanel = dynamic(
+  () => import("./terminal/terminalPanel.tsx").then((module) => module.TerminalPanel),
+  { loading: PanelLoading },
+);
 
 /** Where a session's box is for, in one place: what the box services offer a person. */
 export interface PanelProps {
