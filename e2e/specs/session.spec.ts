@@ -29,6 +29,13 @@ test("the machines table and the timeline follow the box live, archiveComplete i
   await expect(generations).toHaveText("0 / —");
   await expect(archive).toHaveText("archive behind");
   await expect(page.getByTestId("live-status")).toHaveText("live");
+  // The badge's meaning, one click away (a native popover: Escape closes it).
+  const help = page.getByText(/a verified archive holds every write admitted/);
+  await expect(help).toBeHidden();
+  await machines.getByRole("button", { name: "What is archiveComplete?" }).click();
+  await expect(help).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(help).toBeHidden();
   await expectPageShown(page, testInfo, { name: "session-cold", heading: "Live session" });
 
   // A read through the API wakes the box: the page shows it warm without a reload.

@@ -1,4 +1,3 @@
-import { TooltipProvider } from "@berth/ui/tooltip";
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { TRPCReactProvider } from "../trpc/react.tsx";
@@ -13,9 +12,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <TRPCReactProvider>
-          <TooltipProvider>{children}</TooltipProvider>
-        </TRPCReactProvider>
+        <TRPCReactProvider>{children}</TRPCReactProvider>
       </body>
     </html>
   );
