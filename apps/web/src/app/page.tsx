@@ -1,6 +1,7 @@
 import { redirect } from "next/navigation";
 import { SessionsSection } from "../components/dashboard/sessionsSection.tsx";
 import { WorkspaceView } from "../components/dashboard/workspaceView.tsx";
+import { asRole, isAdmin } from "../lib/roles.ts";
 import { signedInUser } from "../server/session.ts";
 import { getServerQueryClient, HydrateClient, serverTrpc } from "../trpc/server.tsx";
 
@@ -12,9 +13,11 @@ export default async function DashboardPage({
 }) {
   const user = await signedInUser();
   if (user === null) redirect("/sign-in");
-  const { workspace } = await searchParams;
-  const requestedId = typeof workspace === "string" ? workspace : undefined;
-  const shown = await workspaceShown(requestedId);
+  const { workspace: linked } = await searchParams;
+  const requestedId = typeof linked === "string" ? linked : undefined;
+  const workspace = await workspaceShown(requestedId);
+  const shown = workspace?.id;
+  if (workspace !== undefined) await prefetchSections(workspace);
   return (
     <HydrateClient>
       <WorkspaceView
@@ -36,9 +39,34 @@ export default async function DashboardPage({
  * workspaces go to the browser's query cache; a failure is left to the browser, which asks
  * again and shows the error.
  */
-async function workspaceShown(requestedId: string | undefined): Promise<string | undefined> {
+async function workspaceShown(
+  requestedId: string | undefined,
+): Promise<{ id: string; role: string } | undefined> {
   const me = await getServerQueryClient()
     .query(serverTrpc.me.get.queryOptions())
     .catch(() => null);
-  return (me?.workspaces.find((w) => w.id === requestedId) ?? me?.workspaces[0])?.id;
+  return me?.workspaces.find((w) => w.id === requestedId) ?? me?.workspaces[0];
+}
+
+/**
+ * The lists below the sessions (members, tokens, and for admins pending invitations and the
+ * audit log), fetched while the page renders so they arrive with it rather than as skeletons
+ * the browser fills in a moment later. A failure is left to the browser, which asks again and
+ * shows the error.
+ */
+async function prefetchSections(workspace: { id: string; role: string }): Promise<void> {
+  const queryClient = getServerQueryClient();
+  const scope = { workspaceId: workspace.id };
+  await Promise.all([
+    queryClient.query(serverTrpc.members.list.queryOptions(scope)).catch(() => undefined),
+    queryClient.query(serverTrpc.tokens.list.queryOptions(scope)).catch(() => undefined),
+    ...(isAdmin(asRole(workspace.role))
+      ? [
+          queryClient.query(serverTrpc.invitations.list.queryOptions(scope)).catch(() => undefined),
+          queryClient
+            .query(serverTrpc.audit.list.queryOptions({ ...scope, limit: 50 }))
+            .catch(() => undefined),
+        ]
+      : []),
+  ]);
 }
