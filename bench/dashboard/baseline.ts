@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
+import { createGzip } from "node:zlib";
 import type { Page } from "@playwright/test";
 
 /**
@@ -40,16 +41,30 @@ export interface StaticPages {
   close(): Promise<void>;
 }
 
-/** Serves the baseline pages from memory on 127.0.0.1. */
+/**
+ * Serves the baseline pages from memory on 127.0.0.1, encoded as Berth's server (`next start`)
+ * sends a page: gzip-compressed as it streams when the browser accepts gzip (Next's
+ * `compression` middleware, zlib's default level), so both sides pay the same encoding.
+ */
 export async function serveStaticPages(): Promise<StaticPages> {
   const pages = new Map<string, string>();
   const server: Server = createServer((request, response) => {
     const html = pages.get(request.url ?? "");
-    response.writeHead(html === undefined ? 404 : 200, {
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-    });
-    response.end(html ?? "not found");
+    const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" };
+    if (html === undefined) {
+      response.writeHead(404, headers);
+      response.end("not found");
+      return;
+    }
+    if (!/\bgzip\b/.test(request.headers["accept-encoding"] ?? "")) {
+      response.writeHead(200, headers);
+      response.end(html);
+      return;
+    }
+    response.writeHead(200, { ...headers, "content-encoding": "gzip", vary: "Accept-Encoding" });
+    const gzip = createGzip();
+    gzip.pipe(response);
+    gzip.end(html);
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
