@@ -61,8 +61,6 @@ export function createBerthApi(
     leaseEvents?: LeaseEventFeedSettings;
     /** Where internal errors are logged (default: pino's JSON lines on stdout). */
     logger?: ApiLogger;
-    /** `off`: every token call looks its token up (default: cached while LISTEN is up). */
-    tokenCache?: "auto" | "off";
   } = {},
 ): BerthApi {
   const db: DbClient = createDbClient({ connectionString: env.DATABASE_URL });
@@ -73,11 +71,7 @@ export function createBerthApi(
     connectionString: env.DATABASE_URL,
     ...options.leaseEvents,
   });
-  const tokens = new TokenCache({
-    db,
-    connectionString: env.DATABASE_URL,
-    ...(options.tokenCache === undefined ? {} : { mode: options.tokenCache }),
-  });
+  const tokens = new TokenCache({ db, connectionString: env.DATABASE_URL });
   const boxes = (options.boxes ?? localBoxes(env))(db, clock);
   const origins = trustedOrigins(env.BERTH_PUBLIC_URL);
   const auth = createAuth({

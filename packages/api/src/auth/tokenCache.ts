@@ -21,8 +21,6 @@ export interface VerifiedToken {
 export interface TokenCacheOptions {
   readonly db: DbClient;
   readonly connectionString: string;
-  /** `auto`: cache wherever a NOTIFY reaches this process (not on the embedded database). */
-  readonly mode?: "auto" | "off";
   /** A cached token is looked up again after this long (and its last use written). */
   readonly maxAgeMs?: number;
   readonly maxEntries?: number;
@@ -39,7 +37,6 @@ export interface TokenCacheOptions {
 export class TokenCache {
   readonly #db: DbClient;
   readonly #listener: NotificationListener;
-  readonly #mode: "auto" | "off";
   readonly #maxAgeMs: number;
   readonly #maxEntries: number;
   readonly #entries = new Map<string, VerifiedToken>();
@@ -48,7 +45,6 @@ export class TokenCache {
 
   constructor(options: TokenCacheOptions) {
     this.#db = options.db;
-    this.#mode = options.mode ?? "auto";
     this.#maxAgeMs = options.maxAgeMs ?? 60_000;
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#listener = new NotificationListener({
@@ -107,8 +103,8 @@ export class TokenCache {
     await this.#listener.close();
   }
 
+  /** Only where a NOTIFY reaches this process: not on the embedded database. */
   #isEnabled(): Promise<boolean> {
-    if (this.#mode === "off") return Promise.resolve(false);
     if (this.#enabled !== undefined) return this.#enabled;
     const probe = notifiesAcrossProcesses(this.#db);
     this.#enabled = probe;

@@ -1,4 +1,5 @@
 import { preparedOnce, Prisma, queryRows, type DbClientOrTx } from "@berth/db";
+import type { AdmissionRefusal, AdmitWriteOutcome } from "./admissionSystem.ts";
 import { parseLeaseRow, type LeaseSnapshot } from "./snapshot.ts";
 
 /** One row of any lease function: what happened, why, and the lease after it. */
@@ -92,10 +93,7 @@ function pointerOf(
 }
 
 /** A write's admission as the acquire statement made it; null when it did not try. */
-export type StatementAdmission =
-  | { readonly admitted: true; readonly admissionId: string; readonly generation: number }
-  | { readonly admitted: false; readonly reason: string }
-  | null;
+export type StatementAdmission = AdmitWriteOutcome | null;
 
 const ACQUIRE_ADMIT = preparedOnce(`
   SELECT outcome, reason, lease, active_sandbox_id, active_epoch, admit_outcome, admit_reason,
@@ -139,7 +137,7 @@ export async function acquireAndAdmitCall(
   if (raw?.admit_outcome === "admitted" && raw.admission_id !== null && raw.generation !== null)
     admission = { admitted: true, admissionId: raw.admission_id, generation: raw.generation };
   else if (raw?.admit_outcome !== null && raw?.admit_outcome !== undefined)
-    admission = { admitted: false, reason: raw.admit_reason ?? raw.admit_outcome };
+    admission = { admitted: false, reason: raw.admit_reason as AdmissionRefusal };
   return { row, pointer: pointerOf(raw), admission };
 }
 

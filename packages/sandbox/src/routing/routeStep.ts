@@ -1,5 +1,5 @@
 import type { DbClientOrTx } from "@berth/db";
-import { AdmissionSystem } from "../lease/admissionSystem.ts";
+import { AdmissionSystem, type AdmitWriteOutcome } from "../lease/admissionSystem.ts";
 import type { SessionPointer } from "../lease/leaseStore.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
@@ -13,11 +13,6 @@ export interface CallHolder {
   readonly kind: "direct" | "turn" | "process";
   readonly id: string;
 }
-
-/** A write's admission: its id and generation, or why it was refused. */
-export type Admission =
-  | { readonly admitted: true; readonly admissionId: string; readonly generation: number }
-  | { readonly admitted: false; readonly reason: string };
 
 /** Takes a settle the caller runs behind its answer; it must run, and before the holder goes. */
 export type SettleBehind = (settle: () => Promise<void>) => void;
@@ -55,7 +50,7 @@ export class RouteStep {
        * The write's admission if the statement that acquired the holder made it already (one
        * round trip saved), under this same lease, holder and route.
        */
-      readonly admission?: Admission;
+      readonly admission?: AdmitWriteOutcome;
     },
     /** `generation`: the workspace generation a write was admitted at (null for a read). */
     call: (route: Route, generation: number | null) => Promise<T>,

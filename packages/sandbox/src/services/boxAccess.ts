@@ -2,12 +2,13 @@ import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promi
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { AcquireOutcome } from "../lease/errors.ts";
+import type { StatementAdmission } from "../lease/leaseStore.ts";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
 import { ProcessHolders } from "../lease/processHolders.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
-import { RouteStep, type Admission, type Route } from "../routing/routeStep.ts";
+import { RouteStep, type Route } from "../routing/routeStep.ts";
 import { BackendError, type Backend } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
@@ -241,7 +242,7 @@ export class BoxAccess {
   async #warmLease(
     call: BoxCall,
     holderId: string,
-  ): Promise<{ lease: LeaseSnapshot; pointer: Route | null; admission: Admission | null }> {
+  ): Promise<{ lease: LeaseSnapshot; pointer: Route | null; admission: StatementAdmission }> {
     const deadline = Date.now() + this.#resources.config.warmingTimeoutMs;
     for (;;) {
       const holder = {
