@@ -19,7 +19,7 @@ export interface RestoreSplit {
   readonly createMs: number;
   /** Record the box, connect, wait for `true` to run, until the first hydrate bytes. */
   readonly readyMs: number;
-  /** Stream the blob through gunzip into boxd's extract. */
+  /** Stream the stored blob to boxd, which decompresses and extracts it. */
   readonly hydrateMs: number;
   /** Mark verifying, boxd re-hashes the workspace (manifest), commit warm. */
   readonly verifyMs: number;

@@ -33,7 +33,7 @@ const restoreSteps: Readonly<Record<keyof RestoreSplit, string>> = {
   checkMs: "  restore: begin + blob sha256 check",
   createMs: "  restore: box create (boxd start)",
   readyMs: "  restore: record, connect, exec ready",
-  hydrateMs: "  restore: hydrate (gunzip → boxd extract)",
+  hydrateMs: "  restore: hydrate (stored gzip → boxd gunzip + extract)",
   verifyMs: "  restore: mark verifying, manifest re-hash, commit",
 };
 

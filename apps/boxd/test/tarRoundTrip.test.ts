@@ -14,6 +14,7 @@ import {
 } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { MANIFEST_PAX_KEY } from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCode, startBoxd, tempFolder, type BoxdProcess } from "./boxdProcess.ts";
@@ -164,6 +165,40 @@ describe("manifest, capture and hydrate", () => {
       expect(await readdir(target.root)).toEqual([]);
     }
     expect(await readdir(outside)).toEqual([]);
+  });
+
+  it("hydrates a gzip-compressed tar, and refuses a body that is not gzip or a hostile tar inside one", async () => {
+    await emptyTarget();
+    const archive = await tarOf([
+      { name: "src/main.c", body: "int main(void) { return 0; }\n" },
+      { name: "notes.txt", body: "compressed on the wire" },
+    ]);
+    const plain = await target.client.hydrate({ body: archive });
+    await emptyTarget();
+    const gzipped = await target.client.hydrate({ body: gzipSync(archive), encoding: "gzip" });
+    expect(gzipped).toEqual(plain);
+    expect((await target.client.read({ path: "notes.txt" })).content).toBe(
+      "compressed on the wire",
+    );
+    await emptyTarget();
+
+    const hostile = gzipSync(await tarOf([{ name: "ok/../../escaped.txt", body: "x" }]));
+    const corrupt = Buffer.from(gzipSync(archive));
+    corrupt.writeUInt32LE((corrupt.readUInt32LE(corrupt.length - 8) ^ 1) >>> 0, corrupt.length - 8);
+    for (const [what, body, code] of [
+      ["a plain tar said to be gzip", archive, "invalid_archive"],
+      ["a gzip stream whose checksum is wrong", corrupt, "invalid_archive"],
+      ["a hostile tar inside gzip", hostile, "outside_workspace"],
+    ] as const) {
+      const outcome = await errorCode(target.client.hydrate({ body, encoding: "gzip" }));
+      expect(`${what}: ${outcome}`).toBe(`${what}: ${code}`);
+      expect(await readdir(target.root)).toEqual([]);
+    }
+    // boxd still serves after each refusal: the rest of every body was read.
+    expect(
+      (await target.client.hydrate({ body: gzipSync(archive), encoding: "gzip" })).entries,
+    ).toBe(plain.entries);
+    await emptyTarget();
   });
 
   it("captures an empty workspace as an archive holding only its manifest", async () => {

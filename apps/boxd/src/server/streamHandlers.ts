@@ -71,12 +71,22 @@ export async function handleCapture(context: BoxdContext, response: ServerRespon
   context.logger.info(result, "workspace captured");
 }
 
+/** PUT a tar, plain or (`content-encoding: gzip`) compressed, into the empty workspace. */
 export async function handleHydrate(
   context: BoxdContext,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const result = await hydrateWorkspace(context.root, request);
+  const encoding = request.headers["content-encoding"] ?? "identity";
+  if (encoding !== "identity" && encoding !== "gzip") {
+    // Read and drop the body, so the client gets this error as the reply.
+    request.resume();
+    throw new BoxError(
+      "invalid_archive",
+      `a hydrate body is a tar, plain or gzip; not ${encoding}`,
+    );
+  }
+  const result = await hydrateWorkspace(context.root, request, { gzip: encoding === "gzip" });
   context.logger.info(result, "workspace hydrated");
   sendJson(response, 200, result);
 }

@@ -2,6 +2,7 @@ import { closeSync, fchmodSync, openSync } from "node:fs";
 import { mkdir, open, rename, rmdir } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
 import {
   BoxError,
   createManifest,
@@ -35,14 +36,19 @@ import { FolderChain } from "./folderChain.ts";
 export async function hydrateWorkspace(
   root: WorkspaceRoot,
   source: Readable,
+  options: { readonly gzip?: boolean } = {},
 ): Promise<HydrateResult> {
-  return oneAtATime.run("hydrate", () => hydrateOnce(root, source));
+  return oneAtATime.run("hydrate", () => hydrateOnce(root, source, options.gzip === true));
 }
 
 /** Two hydrates at once would both find the root empty; they take turns instead. */
 const oneAtATime = new KeyedLock();
 
-async function hydrateOnce(root: WorkspaceRoot, source: Readable): Promise<HydrateResult> {
+async function hydrateOnce(
+  root: WorkspaceRoot,
+  source: Readable,
+  gzip: boolean,
+): Promise<HydrateResult> {
   const top = await root.openRoot();
   const stagingName = newTempName("hydrate");
   let staging: FileHandle | undefined;
@@ -50,7 +56,7 @@ async function hydrateOnce(root: WorkspaceRoot, source: Readable): Promise<Hydra
     await assertEmpty(top);
     await mkdir(at(top, stagingName), 0o700);
     staging = await open(at(top, stagingName), DIRECTORY_FLAGS);
-    const extracted = await extractInto(staging, source);
+    const extracted = await extractInto(staging, source, gzip);
     await assertEmpty(top);
     const { names } = await readNames(staging);
     for (const name of names) await rename(at(staging, name), at(top, name));
@@ -78,10 +84,26 @@ async function assertEmpty(top: FileHandle): Promise<void> {
   }
 }
 
-async function extractInto(staging: FileHandle, source: Readable): Promise<HydrateResult> {
+/**
+ * `gzip`: the source is the tar compressed, decompressed here on zlib's threads, beside the
+ * extraction on this one; a stream that is not gzip, or fails its check, is an invalid archive.
+ */
+async function extractInto(
+  staging: FileHandle,
+  source: Readable,
+  gzip: boolean,
+): Promise<HydrateResult> {
   const parser = extract();
   source.on("error", (error) => parser.destroy(error));
-  source.pipe(parser);
+  if (gzip) {
+    const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+    gunzip.on("error", (error) => {
+      parser.destroy(invalid(`not a readable gzip stream: ${error.message}`));
+    });
+    source.pipe(gunzip).pipe(parser);
+  } else {
+    source.pipe(parser);
+  }
   const entries = new Map<string, ManifestEntry>();
   const chain = new FolderChain(staging.fd);
   let embeddedRevision: string | undefined;

@@ -51,7 +51,8 @@ export interface BoxClient extends OperationMethods {
   upload(input: UploadInput): Promise<WriteResponse>;
   download(input: { readonly path: string }): Promise<Download>;
   capture(input: CaptureInput): Promise<CaptureResult>;
-  hydrate(input: { readonly body: BodySource }): Promise<HydrateResult>;
+  /** `encoding: "gzip"`: the body is the tar gzip-compressed, and boxd decompresses it. */
+  hydrate(input: { readonly body: BodySource; readonly encoding?: "gzip" }): Promise<HydrateResult>;
   attachTerminal(options: AttachTerminalOptions): Promise<TerminalConnection>;
 }
 

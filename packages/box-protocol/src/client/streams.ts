@@ -68,13 +68,16 @@ export async function download(
 
 export async function hydrate(
   context: ClientContext,
-  input: { readonly body: BodySource },
+  input: { readonly body: BodySource; readonly encoding?: "gzip" },
 ): Promise<HydrateResult> {
   const response = await exchangeStream(context, {
     method: "PUT",
     path: streamRoutes.hydrate,
     body: input.body,
-    headers: { "content-type": "application/x-tar" },
+    headers: {
+      "content-type": "application/x-tar",
+      ...(input.encoding === undefined ? {} : { "content-encoding": input.encoding }),
+    },
   });
   return parseReply(hydrateResponseSchema, await readAll(response), "hydrate");
 }

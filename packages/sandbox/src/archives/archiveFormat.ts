@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { createGunzip, createGzip, type Gunzip, type Gzip } from "node:zlib";
+import { createGzip, type Gzip } from "node:zlib";
 
 /**
- * An archive blob is boxd's capture tar (its manifest as the last entry), gzip-compressed. Level
+ * An archive blob is boxd's capture tar (its manifest as the last entry), gzip-compressed; a
+ * restore sends it to the box as stored, and boxd decompresses it (hydrate's gzip encoding). Level
  * 1: half of a typical workspace is already-compressed or random bytes, where higher levels
  * spend several times the CPU for a few percent; this keeps capture bound by the disk.
  */
@@ -10,10 +11,6 @@ export const GZIP_LEVEL = 1;
 
 export function compressor(): Gzip {
   return createGzip({ level: GZIP_LEVEL, chunkSize: 256 * 1024 });
-}
-
-export function decompressor(): Gunzip {
-  return createGunzip({ chunkSize: 256 * 1024 });
 }
 
 /** One capture's blob key: unique per capture, so a key is never shared by two archive rows. */
