@@ -1,4 +1,4 @@
-import { PassThrough, Transform } from "node:stream";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import type { DbClientOrTx } from "@berth/db";
@@ -103,20 +103,19 @@ export class ArchiveRestorer {
         callback(null, chunk);
       },
     });
-    // Sent as stored: the box decompresses it beside its extraction (one copy fewer of the
-    // bytes here, and the wire carries the compressed size).
-    const sent = new PassThrough();
+    // Sent as stored: the box decompresses it beside its extraction (no inflating here, and the
+    // wire carries the compressed size).
     let streamFailure: unknown;
-    const feeding = pipeline(blob.body, counter, sent).catch((error: unknown) => {
+    const feeding = pipeline(blob.body, counter).catch((error: unknown) => {
       streamFailure = error;
     });
     try {
-      const result = await input.client.hydrate({ body: sent, encoding: "gzip" });
+      const result = await input.client.hydrate({ body: counter, encoding: "gzip" });
       await feeding;
       progress.finish(event());
       return result.revision;
     } catch (error) {
-      sent.destroy();
+      counter.destroy();
       await feeding;
       throw hydrateFailure({ error, streamFailure, revision: row.revision });
     }

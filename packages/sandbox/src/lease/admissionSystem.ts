@@ -36,6 +36,19 @@ export type AdmitWriteOutcome =
 
 export type SettleOutcome = "settled" | "already_settled" | "not_found";
 
+/** berth_lease_admit_write's row (also what berth_lease_acquire_admit answers of it). */
+export function admissionOutcome(row: {
+  readonly outcome: string;
+  readonly reason: string | null;
+  readonly admission_id: string | null;
+  readonly generation: number | null;
+}): AdmitWriteOutcome {
+  if (row.outcome === "admitted" && row.admission_id !== null && row.generation !== null) {
+    return { admitted: true, admissionId: row.admission_id, generation: row.generation };
+  }
+  return { admitted: false, reason: row.reason as AdmissionRefusal };
+}
+
 // Every write through box services runs these two: fixed texts, prepared once per connection.
 const ADMIT = preparedOnce(`
   SELECT outcome, reason, admission_id, generation FROM berth_lease_admit_write($1::uuid,
@@ -78,10 +91,7 @@ export class AdmissionSystem {
       now,
     ]);
     if (row === undefined) throw new Error("berth_lease_admit_write answered no row");
-    if (row.outcome === "admitted" && row.admission_id !== null && row.generation !== null) {
-      return { admitted: true, admissionId: row.admission_id, generation: row.generation };
-    }
-    return { admitted: false, reason: row.reason as AdmissionRefusal };
+    return admissionOutcome(row);
   }
 
   /** Marks the write done (`resolved`) or not done (`rejected`); only the first settle counts. */

@@ -1,5 +1,5 @@
 import { preparedOnce, Prisma, queryRows, type DbClientOrTx } from "@berth/db";
-import type { AdmissionRefusal, AdmitWriteOutcome } from "./admissionSystem.ts";
+import { admissionOutcome, type AdmitWriteOutcome } from "./admissionSystem.ts";
 import { parseLeaseRow, type LeaseSnapshot } from "./snapshot.ts";
 
 /** One row of any lease function: what happened, why, and the lease after it. */
@@ -133,11 +133,10 @@ export async function acquireAndAdmitCall(
   >(db, ACQUIRE_ADMIT, [...args]);
   const [raw] = rows;
   const row = singleRow(rows.map(transitionRow));
-  let admission: StatementAdmission = null;
-  if (raw?.admit_outcome === "admitted" && raw.admission_id !== null && raw.generation !== null)
-    admission = { admitted: true, admissionId: raw.admission_id, generation: raw.generation };
-  else if (raw?.admit_outcome !== null && raw?.admit_outcome !== undefined)
-    admission = { admitted: false, reason: raw.admit_reason as AdmissionRefusal };
+  const admission =
+    raw?.admit_outcome === null || raw?.admit_outcome === undefined
+      ? null
+      : admissionOutcome({ ...raw, outcome: raw.admit_outcome, reason: raw.admit_reason });
   return { row, pointer: pointerOf(raw), admission };
 }
 
