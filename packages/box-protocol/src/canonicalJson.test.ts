@@ -47,6 +47,9 @@ describe("canonicalJson", () => {
       /deep\[0\] is Infinity/,
     );
     expect(() => canonicalJson({ when: new Date(0) } as never)).toThrow(/Date/);
+    expect(() => canonicalJson({ a: { b: [1, { c: Number.NaN }] } })).toThrow(
+      "canonical JSON: .a.b[1].c is NaN",
+    );
     expect(() => canonicalJson(undefined)).toThrow(CanonicalJsonError);
   });
 });

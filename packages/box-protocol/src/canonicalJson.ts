@@ -25,7 +25,7 @@ export class CanonicalJsonError extends Error {
   override readonly name = "CanonicalJsonError";
   constructor(
     readonly path: string,
-    reason: string,
+    readonly reason: string,
   ) {
     super(`canonical JSON: ${path || "(root)"} ${reason}`);
   }
@@ -38,33 +38,58 @@ export function compareUtf16(left: string, right: string): number {
 }
 
 export function canonicalJson(value: CanonicalJsonValue): string {
-  const text = serialize(value, "");
+  const text = serializeValue(value);
   if (text === undefined) throw new CanonicalJsonError("", "is undefined");
   return text;
 }
 
-function serialize(value: unknown, path: string): string | undefined {
+function serializeValue(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (value === null || typeof value === "boolean") return JSON.stringify(value);
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new CanonicalJsonError(path, `is ${String(value)}`);
+    if (!Number.isFinite(value)) throw new CanonicalJsonError("", `is ${String(value)}`);
     return JSON.stringify(value);
   }
   if (Array.isArray(value)) {
-    const items = value.map((item: unknown, index) => serialize(item, `${path}[${index}]`));
-    return `[${items.map((item) => item ?? "null").join(",")}]`;
+    let text = "[";
+    for (let index = 0; index < value.length; index += 1) {
+      const item = within(value[index], index);
+      text += `${index === 0 ? "" : ","}${item ?? "null"}`;
+    }
+    return `${text}]`;
   }
   if (typeof value === "object" && isPlainObject(value)) {
     const record = value as Record<string, unknown>;
-    const members: string[] = [];
-    for (const key of Object.keys(record).sort(compareUtf16)) {
-      const text = serialize(record[key], `${path}.${key}`);
-      if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
+    let text = "{";
+    // sort() without a comparator orders strings by UTF-16 code unit, as compareUtf16 does.
+    for (const key of Object.keys(record).sort()) {
+      const member = within(record[key], key);
+      if (member === undefined) continue;
+      text += `${text === "{" ? "" : ","}${JSON.stringify(key)}:${member}`;
     }
-    return `{${members.join(",")}}`;
+    return `${text}}`;
   }
-  throw new CanonicalJsonError(path, `is a ${describe(value)}, not a JSON value`);
+  throw new CanonicalJsonError("", `is a ${describe(value)}, not a JSON value`);
+}
+
+/**
+ * Serializes a member (`step`: its key or index); a refusal below it gains the step (`.key` or
+ * `[index]`) as it travels up. Paths are built only for a refusal: a manifest is tens of
+ * thousands of small objects, and naming every member's path in advance cost more than
+ * serializing it.
+ */
+function within(value: unknown, step: string | number): string | undefined {
+  if (typeof value === "string") return JSON.stringify(value);
+  try {
+    return serializeValue(value);
+  } catch (error) {
+    if (error instanceof CanonicalJsonError) {
+      const name = typeof step === "number" ? `[${String(step)}]` : `.${step}`;
+      throw new CanonicalJsonError(`${name}${error.path}`, error.reason);
+    }
+    throw error;
+  }
 }
 
 function isPlainObject(value: object): boolean {

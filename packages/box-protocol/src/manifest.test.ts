@@ -30,6 +30,21 @@ describe("manifests", () => {
     }
   });
 
+  it("hashes a manifest of many hashing batches as the bytes of its whole canonical JSON", () => {
+    const many = createManifest(
+      Array.from({ length: 3000 }, (_, i): ManifestEntry => ({
+        path: `src/文件-${String(i).padStart(4, "0")}.ts`,
+        type: "file",
+        mode: 0o644,
+        size: i,
+        sha256: "a".repeat(64),
+      })),
+    );
+    expect(canonicalJson(many).length).toBeGreaterThan(3 * 65_536);
+    const whole = createHash("sha256").update(canonicalJson(many), "utf8").digest("hex");
+    expect(manifestRevision(many)).toBe(whole);
+  });
+
   it("gives the same revision whatever order entries were found in, and another for any change", () => {
     const revision = manifestRevision(createManifest(entries));
     expect(manifestRevision(createManifest([...entries].reverse()))).toBe(revision);

@@ -2,11 +2,13 @@
 
 import { Button } from "@berth/ui/button";
 import { useState } from "react";
-import { authClient } from "../auth/authClient.ts";
 
 export function SignOutButton() {
   const [failed, setFailed] = useState<string | null>(null);
   async function signOut(): Promise<void> {
+    // Loaded on the click: every signed-in page shows this button, and the auth client is not
+    // needed to show any of them.
+    const { authClient } = await import("../auth/authClient.ts");
     const { error } = await authClient.signOut();
     if (error !== null) {
       setFailed(error.message ?? "Could not sign out; try again.");
