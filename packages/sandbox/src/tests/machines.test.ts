@@ -61,7 +61,13 @@ describe("readMachines", () => {
       holders: { turn: 1, viewer: 1, direct: 0, process: 0 },
       archiveComplete: false,
     });
+    // The latest heartbeat of its holders, to the millisecond the column keeps.
+    const heard = await w.db.leaseHolder.aggregate({
+      where: { leaseId: lease.id },
+      _max: { lastHeartbeatAt: true },
+    });
     expect(live?.lastSeenAt).toBeInstanceOf(Date);
+    expect(live?.lastSeenAt?.getTime()).toBe(heard._max.lastHeartbeatAt?.getTime());
   });
 
   it("reads every session of a workspace in one query, and no other workspace's", async () => {
