@@ -1,4 +1,3 @@
-import type { TokenCache } from "./auth/tokenCache.ts";
 import type { DbClient, MembershipRole } from "@berth/db";
 import type { BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
@@ -10,6 +9,7 @@ import { z, ZodError } from "zod";
 import type { BerthAuth } from "./auth/betterAuth.ts";
 import type { Caller } from "./auth/caller.ts";
 import { roleAtLeast } from "./auth/roles.ts";
+import type { TokenCache } from "./auth/tokenCache.ts";
 import { mapDomainError, type BerthErrorData } from "./errors/errorTable.ts";
 import { workspaceIdInput } from "./inputs.ts";
 

@@ -1,8 +1,6 @@
 import { Badge, type BadgeProps } from "@berth/ui/badge";
 import { stateVariant, type MachineState } from "./stateVariant.ts";
 
-export { boxStates, type MachineState } from "./stateVariant.ts";
-
 /** A machine's state as a coloured badge; its text is the state's name, then `count` if given. */
 export function StateBadge({
   state,

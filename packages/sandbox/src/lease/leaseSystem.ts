@@ -44,6 +44,9 @@ const acquireSchema = z.object({
 });
 export type AcquireInput = z.input<typeof acquireSchema>;
 
+/** An acquire for a write, with the write's operation name for its admission. */
+const acquireAdmitSchema = acquireSchema.extend({ operation: operationSchema });
+
 const holderRefSchema = z.object({
   workspaceId: idSchema,
   leaseId: idSchema,
@@ -115,8 +118,7 @@ export class LeaseSystem {
     pointer: SessionPointer | null;
     admission: StatementAdmission;
   }> {
-    const args = parseInput(acquireSchema, input);
-    const name = operationSchema.parse(operation);
+    const args = parseInput(acquireAdmitSchema, { ...input, operation });
     const { config, clock } = this.#resources;
     const now = await clock.now();
     const { row, pointer, admission } = await acquireAndAdmitCall(this.#resources.db, [
@@ -129,7 +131,7 @@ export class LeaseSystem {
       config.warmingTimeoutMs,
       args.expectedEpoch,
       now,
-      name,
+      args.operation,
     ]);
     return { acquired: acquireOutcome(row, args), pointer, admission };
   }

@@ -163,6 +163,12 @@ describe("write admissions (spec/lease.md §5.9)", () => {
     const routed = await w.leases.acquireAndAdmit({ ...holder, holderId: "direct:w2" }, "fs.write");
     expect(routed).toMatchObject({ acquired: { role: "attached" }, admission: null });
     expect((await w.leases.readByGroup(s))?.workspaceGeneration).toBe(1);
+    // A blank operation name is refused before anything is written: no holder, no admission.
+    await expect(
+      w.leases.acquireAndAdmit({ ...holder, holderId: "direct:blank" }, " "),
+    ).rejects.toMatchObject({ code: "invalid_input" });
+    expect(await w.db.leaseHolder.count({ where: { holderId: "direct:blank" } })).toBe(0);
+    expect(await w.db.mutationAdmission.count({ where: { leaseId: lease.id } })).toBe(1);
   });
 
   it("admits under the exact fence, refuses a stale route, holder or epoch, and gates publishing on settlement", async () => {

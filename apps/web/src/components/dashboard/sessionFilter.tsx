@@ -6,7 +6,7 @@ import { Select } from "@berth/ui/select";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { EmptyState } from "../emptyState.tsx";
-import { boxStates } from "../stateBadge.tsx";
+import { boxStates } from "../stateVariant.ts";
 
 /** `text` as the inside of a CSS string: quotes and backslashes escaped, no way out of <style>. */
 function cssString(text: string): string {

@@ -2,7 +2,7 @@ import { serverCaller } from "../../trpc/server.tsx";
 import { EmptyState } from "../emptyState.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 import { Section } from "../section.tsx";
-import { boxStates } from "../stateBadge.tsx";
+import { boxStates } from "../stateVariant.ts";
 import { NewSessionForm } from "./newSessionForm.tsx";
 import { SessionFilter } from "./sessionFilter.tsx";
 import { SessionsTable, type SessionRow } from "./sessionsTable.tsx";

@@ -1,4 +1,5 @@
-import { StateBadge, boxStates } from "../stateBadge.tsx";
+import { StateBadge } from "../stateBadge.tsx";
+import { boxStates } from "../stateVariant.ts";
 
 /** How many of the workspace's boxes are in each state, as badges ("warm 2"). */
 export function StateCounts({ counts }: { counts: ReadonlyMap<string, number> }) {
