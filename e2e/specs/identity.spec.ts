@@ -37,6 +37,26 @@ test("a wrong password is refused with a readable error", async ({ page }, testI
   await expect(page).toHaveURL(/\/sign-in$/);
 });
 
+test("before the page's scripts run, Enter in the sign-in form sends nothing", async ({
+  browser,
+}) => {
+  // The page as a browser shows it before hydration: the form has no submit handler yet, and a
+  // native submit would be a GET with the password in the address.
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  try {
+    const page = await context.newPage();
+    await page.goto("/sign-in");
+    await expect(page.getByRole("button", { name: "Sign in" })).toBeDisabled();
+    await page.getByLabel("Email").fill(admin.email);
+    await page.getByLabel("Password").fill("typed before hydration");
+    await page.getByLabel("Password").press("Enter");
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await expect(page.getByLabel("Password")).toHaveValue("typed before hydration");
+  } finally {
+    await context.close();
+  }
+});
+
 test("the demo admin sees the admin controls and invites a member", async ({ page }, testInfo) => {
   await signIn(page, admin);
 

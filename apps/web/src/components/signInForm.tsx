@@ -1,12 +1,12 @@
 "use client";
 
-import { Button } from "@berth/ui/button";
 import { Input } from "@berth/ui/input";
 import { Label } from "@berth/ui/label";
 import { authClient } from "../auth/authClient.ts";
 import { authFailure, useAuthForm } from "../auth/useAuthForm.ts";
 import { formText } from "../lib/formText.ts";
 import { ErrorAlert } from "./errorAlert.tsx";
+import { SubmitButton } from "./submitButton.tsx";
 
 /** Email + password sign-in; on success a full load of `next` (a path on this site). */
 export function SignInForm({ next }: { next: string }) {
@@ -31,9 +31,9 @@ export function SignInForm({ next }: { next: string }) {
         <Input name="password" type="password" autoComplete="current-password" required />
       </Label>
       <ErrorAlert error={error} />
-      <Button type="submit" disabled={pending} className="w-full">
+      <SubmitButton busy={pending} className="w-full">
         Sign in
-      </Button>
+      </SubmitButton>
     </form>
   );
 }

@@ -1,6 +1,5 @@
 "use client";
 
-import { Button } from "@berth/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@berth/ui/card";
 import { Input } from "@berth/ui/input";
 import { Label } from "@berth/ui/label";
@@ -10,6 +9,7 @@ import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 import { formText } from "../../lib/formText.ts";
 import { submitHandler } from "../../lib/submitHandler.ts";
+import { SubmitButton } from "../submitButton.tsx";
 
 /** A first workspace for someone who has none; its creator becomes its owner. */
 export function CreateWorkspaceForm() {
@@ -56,9 +56,7 @@ export function CreateWorkspaceForm() {
             <Input name="name" required maxLength={100} />
           </Label>
           <ErrorAlert error={create.error} />
-          <Button type="submit" disabled={create.isPending}>
-            Create workspace
-          </Button>
+          <SubmitButton busy={create.isPending}>Create workspace</SubmitButton>
         </form>
       </CardContent>
     </Card>

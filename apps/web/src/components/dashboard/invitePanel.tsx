@@ -11,6 +11,7 @@ import { ErrorAlert } from "../errorAlert.tsx";
 import { QueryTable } from "../queryTable.tsx";
 import { RoleSelect } from "../roleSelect.tsx";
 import { ShownOnce } from "../shownOnce.tsx";
+import { SubmitButton } from "../submitButton.tsx";
 
 /**
  * Invitation links (admins only). The link is the invitation's only copy of its token: it is
@@ -46,9 +47,7 @@ export function InvitePanel({ workspaceId, role }: { workspaceId: string; role: 
           value={inviteRole}
           onChange={setInviteRole}
         />
-        <Button type="submit" disabled={create.isPending}>
-          Invite member
-        </Button>
+        <SubmitButton busy={create.isPending}>Invite member</SubmitButton>
       </form>
       <ErrorAlert error={create.error} />
       {create.data === undefined ? null : (

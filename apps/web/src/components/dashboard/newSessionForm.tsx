@@ -1,6 +1,5 @@
 "use client";
 
-import { Button } from "@berth/ui/button";
 import { Input } from "@berth/ui/input";
 import { Label } from "@berth/ui/label";
 import { useMutation } from "@tanstack/react-query";
@@ -9,6 +8,7 @@ import { formText } from "../../lib/formText.ts";
 import { submitHandler } from "../../lib/submitHandler.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
+import { SubmitButton } from "../submitButton.tsx";
 
 /** Starts a session; the list (rendered on the server) is rendered again with it. */
 export function NewSessionForm({ workspaceId }: { workspaceId: string }) {
@@ -33,9 +33,7 @@ export function NewSessionForm({ workspaceId }: { workspaceId: string }) {
           Title
           <Input name="title" required maxLength={100} />
         </Label>
-        <Button type="submit" disabled={create.isPending}>
-          New session
-        </Button>
+        <SubmitButton busy={create.isPending}>New session</SubmitButton>
       </form>
       <ErrorAlert error={create.error} />
     </>

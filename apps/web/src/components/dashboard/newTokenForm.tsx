@@ -1,6 +1,5 @@
 "use client";
 
-import { Button } from "@berth/ui/button";
 import { Input } from "@berth/ui/input";
 import { Label } from "@berth/ui/label";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
@@ -12,6 +11,7 @@ import { RoleSelect } from "../roleSelect.tsx";
 import { ShownOnce } from "../shownOnce.tsx";
 import { formText } from "../../lib/formText.ts";
 import { submitHandler } from "../../lib/submitHandler.ts";
+import { SubmitButton } from "../submitButton.tsx";
 
 /** Lifetime in days from the form; empty means the token lives until revoked. */
 function lifetimeDays(value: string): number | null {
@@ -70,9 +70,7 @@ export function NewTokenForm({ workspaceId, role }: { workspaceId: string; role:
             aria-describedby="token-days-hint"
           />
         </Label>
-        <Button type="submit" disabled={create.isPending}>
-          Create token
-        </Button>
+        <SubmitButton busy={create.isPending}>Create token</SubmitButton>
       </form>
       <p id="token-days-hint" className="text-xs text-muted-foreground">
         1 to 365 days; leave empty for a token that lasts until revoked.

@@ -1,6 +1,5 @@
 "use client";
 
-import { Button } from "@berth/ui/button";
 import { Input } from "@berth/ui/input";
 import { Label } from "@berth/ui/label";
 import { useMutation } from "@tanstack/react-query";
@@ -10,6 +9,7 @@ import { errorMessage } from "../../lib/errorMessage.ts";
 import { formText } from "../../lib/formText.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
+import { SubmitButton } from "../submitButton.tsx";
 
 /**
  * A new account for the holder of an invitation: sign-up (which the API allows only with a
@@ -58,9 +58,9 @@ export function SignUpForm({ token }: { token: string }) {
         />
       </Label>
       <ErrorAlert error={error} />
-      <Button type="submit" disabled={pending} className="w-full">
+      <SubmitButton busy={pending} className="w-full">
         Create account and join
-      </Button>
+      </SubmitButton>
     </form>
   );
 }
