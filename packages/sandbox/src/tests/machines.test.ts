@@ -149,6 +149,7 @@ describe("readMachines", () => {
       sandboxId: studio.id,
       sessionId: session.sessionId,
       isSessionGroup: false,
+      instanceId: null,
       os: "linux",
       arch: "arm64",
       hasDisplay: true,
