@@ -21,6 +21,7 @@ import { KeyedLock } from "../fs/keyedLock.ts";
 import { removeTree } from "../fs/removeTree.ts";
 import { isTempName, newTempName } from "../fs/tempNames.ts";
 import { at, atFd, DIRECTORY_FLAGS, type WorkspaceRoot } from "../fs/workspaceRoot.ts";
+import { coalescedChunks } from "./coalescedChunks.ts";
 import { extractEntry } from "./extractEntry.ts";
 import { FolderChain } from "./folderChain.ts";
 
@@ -100,7 +101,7 @@ async function extractInto(
     gunzip.on("error", (error) => {
       parser.destroy(invalid(`not a readable gzip stream: ${error.message}`));
     });
-    source.pipe(gunzip).pipe(parser);
+    source.pipe(coalescedChunks(1024 * 1024)).pipe(gunzip).pipe(parser);
   } else {
     source.pipe(parser);
   }
