@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { mkdtemp, realpath } from "node:fs/promises";
+import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
+import { afterAll } from "vitest";
 
 const main = join(import.meta.dirname, "..", "src", "main.ts");
 
@@ -27,8 +28,20 @@ export interface BoxdProcess {
   kill(): Promise<void>;
 }
 
+const madeFolders: string[] = [];
+
+// Registered when a test file first imports this module, so it runs after that file's own
+// afterAll hooks (they stop its boxd processes): nothing a test made stays behind in /tmp.
+afterAll(async () => {
+  const folders = madeFolders.splice(0);
+  await Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+/** A new empty folder, removed with everything in it once the test file is done. */
 export async function tempFolder(prefix = "boxd-"): Promise<string> {
-  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+  const folder = await realpath(await mkdtemp(join(tmpdir(), prefix)));
+  madeFolders.push(folder);
+  return folder;
 }
 
 export interface StartOptions {
