@@ -21,7 +21,7 @@ import { KeyedLock } from "../fs/keyedLock.ts";
 import { removeTree } from "../fs/removeTree.ts";
 import { isTempName, newTempName } from "../fs/tempNames.ts";
 import { at, atFd, DIRECTORY_FLAGS, type WorkspaceRoot } from "../fs/workspaceRoot.ts";
-import { coalescedChunks } from "./coalescedChunks.ts";
+import { feedInBatches, type BatchedFeed } from "./batchedFeed.ts";
 import { extractEntry } from "./extractEntry.ts";
 import { FolderChain } from "./folderChain.ts";
 
@@ -96,12 +96,16 @@ async function extractInto(
 ): Promise<HydrateResult> {
   const parser = extract();
   source.on("error", (error) => parser.destroy(error));
+  let feed: BatchedFeed | undefined;
   if (gzip) {
     const gunzip = createGunzip({ chunkSize: 256 * 1024 });
     gunzip.on("error", (error) => {
       parser.destroy(invalid(`not a readable gzip stream: ${error.message}`));
     });
-    source.pipe(coalescedChunks(1024 * 1024)).pipe(gunzip).pipe(parser);
+    feed = feedInBatches(source, gunzip, 1024 * 1024);
+    // A failed feed has already failed the parser, through the source's error or gunzip's.
+    feed.done.catch(() => undefined);
+    gunzip.pipe(parser);
   } else {
     source.pipe(parser);
   }
@@ -126,6 +130,10 @@ async function extractInto(
       const name = components.at(-1) ?? "";
       entries.set(path, await extractEntry({ parentFd, name, path, header, body: entry }));
     }
+  } catch (error) {
+    // The source stays readable for the caller to drain, and no longer feeds gunzip.
+    feed?.stop();
+    throw error;
   } finally {
     chain.close();
   }
