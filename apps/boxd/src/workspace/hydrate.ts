@@ -2,7 +2,7 @@ import { closeSync, fchmodSync, openSync } from "node:fs";
 import { mkdir, open, rename, rmdir } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
+import { createGunzip, type Gunzip } from "node:zlib";
 import {
   BoxError,
   createManifest,
@@ -97,8 +97,9 @@ async function extractInto(
   const parser = extract();
   source.on("error", (error) => parser.destroy(error));
   let feed: BatchedFeed | undefined;
+  let gunzip: Gunzip | undefined;
   if (gzip) {
-    const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+    gunzip = createGunzip({ chunkSize: 256 * 1024 });
     gunzip.on("error", (error) => {
       parser.destroy(invalid(`not a readable gzip stream: ${error.message}`));
     });
@@ -131,8 +132,10 @@ async function extractInto(
       entries.set(path, await extractEntry({ parentFd, name, path, header, body: entry }));
     }
   } catch (error) {
-    // The source stays readable for the caller to drain, and no longer feeds gunzip.
+    // The source stays readable for the caller to drain, and no longer feeds gunzip, whose
+    // native stream is released now rather than when it is collected.
     feed?.stop();
+    gunzip?.destroy();
     throw error;
   } finally {
     chain.close();
