@@ -3,7 +3,8 @@
 import { Button, type ButtonProps } from "@berth/ui/button";
 import { useSyncExternalStore } from "react";
 
-const never = () => () => undefined;
+/** Hydration is the only change to follow, and React itself re-renders for it. */
+const noSubscription = () => () => undefined;
 
 /**
  * A form's submit button, disabled while `busy` and until the page has hydrated. Before
@@ -17,7 +18,7 @@ export function SubmitButton({
 }: Omit<ButtonProps, "type" | "disabled" | "asChild"> & { busy?: boolean }) {
   // False in the server's render and while hydrating, true from the first client render on.
   const hydrated = useSyncExternalStore(
-    never,
+    noSubscription,
     () => true,
     () => false,
   );
