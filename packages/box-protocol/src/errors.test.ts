@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BOX_ERROR_CODES, boxErrorFromResponse, httpStatusOf } from "./errors.ts";
+import { BOX_ERROR_CODES, httpStatusOf } from "./boxError.ts";
+import { boxErrorFromResponse } from "./errors.ts";
 
 describe("boxErrorFromResponse", () => {
   it("takes the code and message from boxd's error body", () => {

@@ -1,31 +1,7 @@
 import { z } from "zod";
+import { BOX_ERROR_CODES, BoxError, type BoxErrorCode } from "./boxError.ts";
 
-/**
- * Every way a box operation can fail, as one closed union. The server puts one of these in
- * each error body; the client turns every failure (HTTP, network, malformed reply) into a
- * BoxError carrying one of them, so callers switch over a known set.
- */
-export const BOX_ERROR_CODES = [
-  "unauthorized",
-  "invalid_request",
-  "invalid_name",
-  "outside_workspace",
-  "permission_denied",
-  "not_found",
-  "terminal_not_found",
-  "already_exists",
-  "not_empty",
-  "wrong_type",
-  "version_conflict",
-  "too_large",
-  "git_failed",
-  "invalid_archive",
-  "timeout",
-  "unavailable",
-  "internal",
-] as const;
-
-export type BoxErrorCode = (typeof BOX_ERROR_CODES)[number];
+// The wire side of errors: the code and body schemas, and the one reply-to-BoxError mapping.
 
 export const boxErrorCodeSchema = z.enum(BOX_ERROR_CODES);
 
@@ -38,54 +14,6 @@ export const errorBodySchema = z.object({
 });
 
 export type ErrorBody = z.infer<typeof errorBodySchema>;
-
-/** A failed box operation. `code` is what to branch on; `message` is for people. */
-export class BoxError extends Error {
-  override readonly name = "BoxError";
-  constructor(
-    readonly code: BoxErrorCode,
-    message: string,
-    options?: { readonly status?: number; readonly cause?: unknown },
-  ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.status = options?.status;
-  }
-  readonly status: number | undefined;
-}
-
-/** The HTTP status boxd answers with for each code. */
-export function httpStatusOf(code: BoxErrorCode): number {
-  switch (code) {
-    case "unauthorized":
-      return 401;
-    case "invalid_request":
-    case "invalid_name":
-      return 400;
-    case "outside_workspace":
-    case "permission_denied":
-      return 403;
-    case "not_found":
-    case "terminal_not_found":
-      return 404;
-    case "already_exists":
-    case "not_empty":
-    case "wrong_type":
-      return 409;
-    case "version_conflict":
-      return 412;
-    case "too_large":
-      return 413;
-    case "git_failed":
-    case "invalid_archive":
-      return 422;
-    case "timeout":
-      return 504;
-    case "unavailable":
-      return 503;
-    case "internal":
-      return 500;
-  }
-}
 
 /**
  * The one mapping from an HTTP reply to a BoxError. A well-formed error body wins; otherwise

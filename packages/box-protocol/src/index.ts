@@ -4,15 +4,10 @@ export { canonicalJson, CanonicalJsonError, compareUtf16 } from "./canonicalJson
 export type { CanonicalJsonValue } from "./canonicalJson.ts";
 export { deriveBoxToken, tokensMatch } from "./boxToken.ts";
 export type { DeriveBoxTokenOptions } from "./boxToken.ts";
-export {
-  BOX_ERROR_CODES,
-  BoxError,
-  boxErrorCodeSchema,
-  boxErrorFromResponse,
-  errorBodySchema,
-  httpStatusOf,
-} from "./errors.ts";
-export type { BoxErrorCode, ErrorBody } from "./errors.ts";
+export { BOX_ERROR_CODES, BoxError, httpStatusOf } from "./boxError.ts";
+export type { BoxErrorCode } from "./boxError.ts";
+export { boxErrorCodeSchema, boxErrorFromResponse, errorBodySchema } from "./errors.ts";
+export type { ErrorBody } from "./errors.ts";
 export {
   createManifest,
   MANIFEST_FORMAT,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Writable } from "node:stream";
 import { extract, type Headers } from "tar-stream";
-import { BoxError } from "./errors.ts";
+import { BoxError } from "./boxError.ts";
 import {
   createManifest,
   MANIFEST_PAX_KEY,

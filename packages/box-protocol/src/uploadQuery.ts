@@ -1,4 +1,4 @@
-import { BoxError } from "./errors.ts";
+import { BoxError } from "./boxError.ts";
 import { uploadQuerySchema, type UploadOptions } from "./schemas/files.ts";
 import type { z } from "zod";
 

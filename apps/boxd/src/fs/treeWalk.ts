@@ -139,7 +139,8 @@ export async function readFileExactly(
   return hash.digest("hex");
 }
 
-function ignoreMissing<T>(work: () => T): T | undefined {
+/** `work`'s result, or undefined when what it touched vanished (ENOENT) meanwhile. */
+export function ignoreMissing<T>(work: () => T): T | undefined {
   try {
     return work();
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { BoxError, boxErrorFromResponse } from "../errors.ts";
+import { BoxError } from "../boxError.ts";
+import { boxErrorFromResponse } from "../errors.ts";
 import {
   boxOperations,
   type BoxOperationName,

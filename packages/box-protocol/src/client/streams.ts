@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { IncomingMessage } from "node:http";
 import type { Writable } from "node:stream";
-import { BoxError } from "../errors.ts";
+import { BoxError } from "../boxError.ts";
 import type { Manifest } from "../manifest.ts";
 import { CAPTURE_ESTIMATE_HEADER, streamRoutes } from "../operations.ts";
 import { writeResponseSchema, type UploadOptions, type WriteResponse } from "../schemas/files.ts";

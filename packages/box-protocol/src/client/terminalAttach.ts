@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { WebSocket, type RawData } from "ws";
-import { BoxError, boxErrorFromResponse } from "../errors.ts";
+import { BoxError } from "../boxError.ts";
+import { boxErrorFromResponse } from "../errors.ts";
 import { streamRoutes } from "../operations.ts";
 import {
   terminalEventSchema,
