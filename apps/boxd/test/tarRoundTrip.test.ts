@@ -89,6 +89,8 @@ describe("manifest, capture and hydrate", () => {
     const hydrated = await target.client.hydrate({ body: createReadStream(archivePath) });
     expect(hydrated).toEqual({ revision, entries: manifest.entries.length, verified: true });
     expect((await target.client.manifest()).revision).toBe(revision);
+    // What a restore compares: the same revision, without the list of entries.
+    expect(await target.client.revision()).toEqual({ revision, entries: manifest.entries.length });
 
     const copy = target.root;
     expect((await readFile(join(copy, "src/deep/er/blob.bin"))).equals(binary)).toBe(true);

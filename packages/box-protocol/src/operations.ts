@@ -40,7 +40,7 @@ import {
   terminalReadResponseSchema,
   terminalResizeRequestSchema,
 } from "./schemas/terminals.ts";
-import { manifestResponseSchema } from "./schemas/workspace.ts";
+import { manifestResponseSchema, revisionResponseSchema } from "./schemas/workspace.ts";
 
 interface Operation<TRequest extends z.ZodType, TResponse extends z.ZodType> {
   /** Every JSON operation is a POST of its request to this path. */
@@ -84,6 +84,7 @@ export const boxOperations = {
   readTerminal: op("/v1/terminals/read", terminalReadRequestSchema, terminalReadResponseSchema),
   closeTerminal: op("/v1/terminals/close", terminalIdRequestSchema, okResponseSchema),
   manifest: op("/v1/workspace/manifest", emptyRequestSchema, manifestResponseSchema),
+  revision: op("/v1/workspace/revision", emptyRequestSchema, revisionResponseSchema),
 } as const;
 
 export type BoxOperations = typeof boxOperations;

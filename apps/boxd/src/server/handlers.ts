@@ -88,5 +88,9 @@ export function createHandlers(context: BoxdContext): Handlers {
       return Promise.resolve({ ok: true as const });
     },
     manifest: () => buildManifest(root),
+    revision: async () => {
+      const { revision, manifest } = await buildManifest(root);
+      return { revision, entries: manifest.entries.length };
+    },
   };
 }

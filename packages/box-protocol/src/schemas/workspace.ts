@@ -10,6 +10,13 @@ export const manifestResponseSchema = z.object({
 });
 export type ManifestResponse = z.infer<typeof manifestResponseSchema>;
 
+/** The revision alone, for a caller that only compares it: no list of every entry to send. */
+export const revisionResponseSchema = z.object({
+  revision: z.string().regex(/^[0-9a-f]{64}$/),
+  entries: z.number().int().nonnegative(),
+});
+export type RevisionResponse = z.infer<typeof revisionResponseSchema>;
+
 export const hydrateResponseSchema = z.object({
   revision: z.string().regex(/^[0-9a-f]{64}$/),
   entries: z.number().int().nonnegative(),

@@ -206,7 +206,7 @@ export class SpawnerSystem {
         throw superseded(verifying.lease, verifying.reason);
       }
       // boxd re-reads the workspace from disk: what the box holds now, not what it was sent.
-      const { revision } = await client.manifest();
+      const { revision } = await client.revision();
       if (hydrated !== selected || revision !== selected) {
         throw new ArchiveIntegrityError(
           "workspace_fingerprint_mismatch",
