@@ -13,31 +13,19 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { BoxError, compareUtf16, type ManifestEntry } from "@berth/box-protocol";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FILES_PER_JOB } from "../src/workspace/manifestJobs.ts";
 import { ManifestThreads } from "../src/workspace/manifestThreads.ts";
 import { tempFolder } from "./boxdProcess.ts";
+import { buildFsThread } from "./fsThreadBuild.ts";
 
 let workerEntry: URL;
 let tree: string;
 const pools: ManifestThreads[] = [];
 
 beforeAll(async () => {
-  // The thread module built as the bundle builds it: Node 20 cannot run its TypeScript in a worker.
-  const out = join(await tempFolder("manifest-worker-"), "manifestWorker.mjs");
-  await build({
-    entryPoints: [join(import.meta.dirname, "../src/workspace/manifestWorker.ts")],
-    outfile: out,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
-  });
-  workerEntry = pathToFileURL(out);
+  workerEntry = await buildFsThread();
   tree = await writeTree(await tempFolder("manifest-tree-"));
 });
 afterAll(async () => {

@@ -23,7 +23,8 @@ import { isTempName, newTempName } from "../fs/tempNames.ts";
 import { at, atFd, DIRECTORY_FLAGS, type WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import { feedInBatches, type BatchedFeed } from "./batchedFeed.ts";
 import { extractEntry } from "./extractEntry.ts";
-import { FolderChain } from "./folderChain.ts";
+import { extractionWriter } from "./extractionWriter.ts";
+import { missingParents } from "./missingParents.ts";
 
 /**
  * Extracts a tar into an empty workspace. Everything lands first in a hidden staging folder
@@ -111,7 +112,9 @@ async function extractInto(
     source.pipe(parser);
   }
   const entries = new Map<string, ManifestEntry>();
-  const chain = new FolderChain(staging.fd);
+  // File lines in the order they were written, for the hashes the writer answers at the end.
+  const files: Extract<ManifestEntry, { type: "file" }>[] = [];
+  const writer = extractionWriter(staging.fd);
   let embeddedRevision: string | undefined;
   try {
     for await (const entry of parser) {
@@ -127,18 +130,27 @@ async function extractInto(
       if (existing !== undefined && !(existing.type === "dir" && header.type === "directory")) {
         throw invalid(`${path}: appears twice in the archive`);
       }
-      const parentFd = chain.enter(components, entries);
-      const name = components.at(-1) ?? "";
-      entries.set(path, await extractEntry({ parentFd, name, path, header, body: entry }));
+      for (const folder of missingParents(components, entries)) await writer.mkdir(folder, 0o755);
+      const at = components.join("/");
+      const line = await extractEntry({ writer, path, at, header, body: entry, entries });
+      entries.set(path, line);
+      if (line.type === "file") files.push(line);
     }
+    const digests = await writer.finish();
+    if (digests.length !== files.length) {
+      throw new Error(
+        `the writer hashed ${String(digests.length)} files of ${String(files.length)}`,
+      );
+    }
+    files.forEach((file, index) => (file.sha256 = digests[index] ?? ""));
   } catch (error) {
     // The source stays readable for the caller to drain, and no longer feeds gunzip, whose
     // native stream is released now rather than when it is collected.
     feed?.stop();
     gunzip?.destroy();
+    // Nothing may still write into the staging folder once the caller removes it.
+    await writer.abort();
     throw error;
-  } finally {
-    chain.close();
   }
   applyFolderModes(staging.fd, entries);
   const manifest = createManifest([...entries.values()]);

@@ -4,14 +4,20 @@ import type { ManifestJob, ManifestJobResult } from "./manifestJobs.ts";
 
 /** What a manifest thread is sent: one job, and the root (an fd of this process) it runs from. */
 export interface JobRequest {
+  readonly kind: "job";
   readonly id: number;
   readonly rootFd: number;
   readonly job: ManifestJob;
 }
 
 export type JobAnswer =
-  | { readonly id: number; readonly ok: true; readonly result: ManifestJobResult }
-  | { readonly id: number; readonly ok: false; readonly error: JobError };
+  | {
+      readonly kind: "job";
+      readonly id: number;
+      readonly ok: true;
+      readonly result: ManifestJobResult;
+    }
+  | { readonly kind: "job"; readonly id: number; readonly ok: false; readonly error: JobError };
 
 /** A job's failure as it crosses threads: a BoxError keeps its code, a system error its errno. */
 export type JobError =

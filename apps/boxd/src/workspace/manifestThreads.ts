@@ -1,14 +1,15 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { ManifestEntry } from "@berth/box-protocol";
 import { runManifestJob, type ManifestJob, type ManifestJobResult } from "./manifestJobs.ts";
+import { bundledFsThread, fsThreads, stopFsThreads } from "./fsThreads.ts";
 import { revive, type JobAnswer, type JobRequest } from "./manifestMessages.ts";
 
 /** Jobs a worker holds at once: one to run, one to start the moment it finishes. */
 const JOBS_IN_FLIGHT = 2;
 
 export interface ManifestThreadsOptions {
-  /** The thread's module, built (default: manifestWorker.mjs beside the bundle; none from sources). */
+  /** The thread's module, built (default: fsThread.mjs beside the bundle; none from sources). */
   readonly workerEntry?: URL;
   /** Threads to use (default: one per core, at most 4). */
   readonly threads?: number;
@@ -16,18 +17,17 @@ export interface ManifestThreadsOptions {
 
 /**
  * Runs a manifest build's jobs (manifestJobs.ts) on several threads: a workspace's files are
- * read and hashed on every core, not one. The threads start with the first build and stay
- * (unref'd: they never keep boxd alive); one build runs at a time. Without a thread module, or
- * with one thread, the jobs run here, on the calling thread.
+ * read and hashed on every core, not one — this thread and boxd's worker threads (fsThreads.ts)
+ * take jobs from one queue. One build runs at a time. Without a thread module, or with one
+ * thread, the jobs all run here.
  */
 export class ManifestThreads {
   readonly #entry: URL | undefined;
   readonly #threads: number;
-  #workers: Worker[] | undefined;
   #turn: Promise<unknown> = Promise.resolve();
 
   constructor(options: ManifestThreadsOptions = {}) {
-    this.#entry = "workerEntry" in options ? options.workerEntry : bundledWorkerEntry();
+    this.#entry = "workerEntry" in options ? options.workerEntry : bundledFsThread();
     this.#threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
   }
 
@@ -50,14 +50,12 @@ export class ManifestThreads {
 
   #startWorkers(entry: URL): Worker[] {
     // This thread takes jobs too: one fewer worker to start and keep in memory.
-    return (this.#workers ??= Array.from({ length: this.#threads - 1 }, () => startWorker(entry)));
+    return fsThreads(entry, this.#threads - 1);
   }
 
-  /** Stops the threads (a later build starts new ones). */
+  /** Stops the worker threads (a later build starts new ones). */
   async close(): Promise<void> {
-    const workers = this.#workers ?? [];
-    this.#workers = undefined;
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    if (this.#entry !== undefined) await stopFsThreads(this.#entry);
   }
 
   #runOnWorkers(entry: URL, rootFd: number, first: ManifestJob): Promise<ManifestEntry[]> {
@@ -77,7 +75,12 @@ export class ManifestThreads {
             const job = failure === undefined ? queue.pop() : undefined;
             if (job === undefined) return;
             held.set(worker, count + 1);
-            worker.postMessage({ id: (nextId += 1), rootFd, job } satisfies JobRequest);
+            worker.postMessage({
+              kind: "job",
+              id: (nextId += 1),
+              rootFd,
+              job,
+            } satisfies JobRequest);
           }
         }
       };
@@ -103,7 +106,9 @@ export class ManifestThreads {
         if (failure === undefined) resolve(entries);
         else reject(failure);
       };
-      const onAnswer = (worker: Worker) => (answer: JobAnswer) => {
+      const onAnswer = (worker: Worker) => (answer: JobAnswer | { kind: string }) => {
+        // The thread serves extractions too; their answers are not this build's.
+        if (!isJobAnswer(answer)) return;
         held.set(worker, (held.get(worker) ?? 1) - 1);
         if (answer.ok) take(answer.result);
         else failure ??= revive(answer.error);
@@ -148,18 +153,6 @@ function runHere(rootFd: number, first: ManifestJob): ManifestEntry[] {
   return entries;
 }
 
-/**
- * The thread module the bundle ships beside main.mjs (scripts/bundle.mjs). From sources there
- * is none: Node 20 does not apply tsx's loader inside a worker thread, so the jobs run inline.
- */
-function bundledWorkerEntry(): URL | undefined {
-  return import.meta.url.endsWith(".ts")
-    ? undefined
-    : new URL("./manifestWorker.mjs", import.meta.url);
-}
-
-function startWorker(entry: URL): Worker {
-  const worker = new Worker(entry);
-  worker.unref();
-  return worker;
+function isJobAnswer(message: JobAnswer | { kind: string }): message is JobAnswer {
+  return message.kind === "job";
 }

@@ -1,0 +1,36 @@
+import { Worker } from "node:worker_threads";
+
+/**
+ * boxd's worker threads (fsThread.ts): manifest builds spread their jobs over them, and a
+ * hydrate writes its files on the first. They start on first use and stay, unref'd, so they
+ * never keep boxd alive; one module serves both kinds of work, so a box pays one thread's
+ * memory for both.
+ */
+const running = new Map<string, Worker[]>();
+
+/** `count` threads running `entry`, started as needed. */
+export function fsThreads(entry: URL, count: number): Worker[] {
+  const workers = running.get(entry.href) ?? [];
+  running.set(entry.href, workers);
+  while (workers.length < count) {
+    const worker = new Worker(entry);
+    worker.unref();
+    workers.push(worker);
+  }
+  return workers.slice(0, count);
+}
+
+/** Stops the threads running `entry` (one failed, or the caller is done): the next use starts new ones. */
+export async function stopFsThreads(entry: URL): Promise<void> {
+  const workers = running.get(entry.href) ?? [];
+  running.delete(entry.href);
+  await Promise.all(workers.map((worker) => worker.terminate()));
+}
+
+/**
+ * The thread module, bundled beside main.mjs (scripts/bundle.mjs). From sources there is none:
+ * Node 20 does not apply tsx's loader inside a worker thread, so the work runs inline.
+ */
+export function bundledFsThread(): URL | undefined {
+  return import.meta.url.endsWith(".ts") ? undefined : new URL("./fsThread.mjs", import.meta.url);
+}
