@@ -17,7 +17,11 @@ import {
   sendSignal,
 } from "./processInfo.ts";
 
-const POLL_MS = 25;
+/**
+ * How often a start or stop looks again (a log tail read, a healthz, a /proc stat: each well
+ * under a millisecond). A box starts in about 150 ms; every wait rounds up to the next poll.
+ */
+const POLL_MS = 10;
 const LOG_LINES_IN_ERRORS = 20;
 
 export type BoxdLogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
