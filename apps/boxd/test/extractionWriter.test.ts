@@ -33,6 +33,18 @@ async function withStaging<T>(use: (fd: number, folder: string) => Promise<T>): 
   }
 }
 
+/** What `steps`, and the finish after them, fail with; the writer is aborted after, as hydrate does. */
+async function failureOf(writer: ExtractionWriter, steps: () => Promise<void>): Promise<unknown> {
+  const failure = await steps()
+    .then(() => writer.finish())
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  await writer.abort();
+  return failure;
+}
+
 describe.each([
   ["here, call by call", () => undefined],
   ["on the worker thread", () => threadEntry],
@@ -82,14 +94,12 @@ describe.each([
       const writer = writerFor(fd);
       await writer.openFile("twice.txt", 0o644);
       await writer.closeFile(0o644, undefined);
-      const failure = await (async () => {
+      const failure = await failureOf(writer, async () => {
         await writer.openFile("twice.txt", 0o644);
         await writer.closeFile(0o644, undefined);
         await writer.openFile("after.txt", 0o644);
         await writer.closeFile(0o644, undefined);
-        return writer.finish();
-      })().catch((error: unknown) => error);
-      await writer.abort();
+      });
 
       expect(failure).toBeInstanceOf(BoxError);
       expect(failure).toMatchObject({
@@ -105,11 +115,7 @@ describe.each([
       const writer = writerFor(fd);
       await writer.openFile("plain", 0o644);
       await writer.closeFile(0o644, undefined);
-      const belowFile = await (async () => {
-        await writer.openFile("plain/inside", 0o644);
-        return writer.finish();
-      })().catch((error: unknown) => error);
-      await writer.abort();
+      const belowFile = await failureOf(writer, () => writer.openFile("plain/inside", 0o644));
       expect(belowFile).toMatchObject({
         code: "invalid_archive",
         message: "plain: is not a folder, and entries follow below it",
@@ -119,11 +125,7 @@ describe.each([
       await mkdir(join(folder, "real"));
       const writer = writerFor(fd);
       await writer.symlink("link", "real");
-      const throughLink = await (async () => {
-        await writer.openFile("link/inside", 0o644);
-        return writer.finish();
-      })().catch((error: unknown) => error);
-      await writer.abort();
+      const throughLink = await failureOf(writer, () => writer.openFile("link/inside", 0o644));
       // Opened as a folder without following it, a link reads as no folder at all. (hydrate
       // refuses the archive's own links before any write: missingParents.)
       expect(throughLink).toMatchObject({

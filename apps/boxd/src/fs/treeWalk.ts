@@ -69,11 +69,27 @@ export function* walkTreeSync(
 }
 
 function readNamesSync(fd: number, prefix: string, includeTemp: boolean): string[] {
-  const names: string[] = [];
+  const raw = readdirSync(atFd(fd, "."), { encoding: "buffer" });
+  return decodeNames(raw, (name) => name, prefix)
+    .map(({ name }) => name)
+    .filter((name) => includeTemp || !isTempName(name))
+    .sort(compareUtf16);
+}
+
+/**
+ * The listed entries of the folder `prefix` with their names decoded. A name that is not UTF-8
+ * refuses the whole listing: no path could name it in a manifest or an operation.
+ */
+export function decodeNames<T>(
+  listed: readonly T[],
+  rawName: (entry: T) => Buffer,
+  prefix: string,
+): { name: string; entry: T }[] {
+  const decoded: { name: string; entry: T }[] = [];
   let undecodable = 0;
-  for (const raw of readdirSync(atFd(fd, "."), { encoding: "buffer" })) {
+  for (const entry of listed) {
     try {
-      names.push(strictUtf8.decode(raw));
+      decoded.push({ name: strictUtf8.decode(rawName(entry)), entry });
     } catch {
       undecodable += 1;
     }
@@ -84,7 +100,7 @@ function readNamesSync(fd: number, prefix: string, includeTemp: boolean): string
       `${prefix || "the root"} holds ${String(undecodable)} name(s) that are not UTF-8; rename them first`,
     );
   }
-  return names.filter((name) => includeTemp || !isTempName(name)).sort(compareUtf16);
+  return decoded;
 }
 
 /** The manifest line of a folder or symlink; files need their bytes (see readFileExactly). */

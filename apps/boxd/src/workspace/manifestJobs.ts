@@ -3,7 +3,7 @@ import type { Dirent } from "node:fs";
 import { createHash } from "node:crypto";
 import { BoxError, type ManifestEntry } from "@berth/box-protocol";
 import { isTempName } from "../fs/tempNames.ts";
-import { CHUNK_BYTES, ignoreMissing } from "../fs/treeWalk.ts";
+import { CHUNK_BYTES, decodeNames, ignoreMissing } from "../fs/treeWalk.ts";
 import { atFd, DIRECTORY_FLAGS, READ_FLAGS } from "../fs/workspaceRoot.ts";
 
 /**
@@ -26,8 +26,6 @@ export interface ManifestJobResult {
  * threads share, and one job's answer stays a few kilobytes.
  */
 export const FILES_PER_JOB = 64;
-
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Runs one job against the workspace whose root folder is held as `rootFd`. Synchronous, like
@@ -54,7 +52,7 @@ function listFolder(fd: number, path: string): ManifestJobResult {
   if (path !== "") entries.push({ path, type: "dir", mode: fstatSync(fd).mode & 0o7777 });
   const next: ManifestJob[] = [];
   const files: string[] = [];
-  for (const { name, dirent } of listNames(fd, path)) {
+  for (const { name, entry: dirent } of listNames(fd, path)) {
     const child = path === "" ? name : `${path}/${name}`;
     if (dirent.isDirectory()) next.push({ kind: "folder", path: child });
     else if (dirent.isFile()) files.push(name);
@@ -72,24 +70,9 @@ function listFolder(fd: number, path: string): ManifestJobResult {
 }
 
 /** The folder's entries, boxd's temp entries left out; a name that is not UTF-8 is refused. */
-function listNames(fd: number, path: string): { name: string; dirent: Dirent<Buffer> }[] {
-  const listed: { name: string; dirent: Dirent<Buffer> }[] = [];
-  let undecodable = 0;
-  for (const dirent of readdirSync(atFd(fd, "."), { encoding: "buffer", withFileTypes: true })) {
-    try {
-      const name = strictUtf8.decode(dirent.name);
-      if (!isTempName(name)) listed.push({ name, dirent });
-    } catch {
-      undecodable += 1;
-    }
-  }
-  if (undecodable > 0) {
-    throw new BoxError(
-      "invalid_name",
-      `${path || "the root"} holds ${String(undecodable)} name(s) that are not UTF-8; rename them first`,
-    );
-  }
-  return listed;
+function listNames(fd: number, path: string): { name: string; entry: Dirent<Buffer> }[] {
+  const listed = readdirSync(atFd(fd, "."), { encoding: "buffer", withFileTypes: true });
+  return decodeNames(listed, (dirent) => dirent.name, path).filter(({ name }) => !isTempName(name));
 }
 
 /** One buffer per thread serves every read: nothing keeps a chunk past its hashing. */
