@@ -1,26 +1,24 @@
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, openSync, readdirSync } from "node:fs";
+import { closeSync, openSync, readdirSync, realpathSync } from "node:fs";
 import { lstat, mkdir, readFile, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { BoxError } from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractionWriter, type ExtractionWriter } from "../src/workspace/extractionWriter.ts";
-import { fsThreads, stopFsThreads } from "../src/workspace/fsThreads.ts";
+import { stopFsThreads } from "../src/workspace/fsThreads.ts";
 import { tempFolder } from "./boxdProcess.ts";
 import { buildFsThread } from "./fsThreadBuild.ts";
+import { fdsInto } from "./openFds.ts";
 
 let threadEntry: URL;
 beforeAll(async () => {
   threadEntry = await buildFsThread();
-  // Started before any test counts descriptors: a thread holds a few of its own.
-  fsThreads(threadEntry, 1);
 });
 afterAll(async () => {
   await stopFsThreads(threadEntry);
 });
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-const openFds = () => readdirSync("/proc/self/fd").length;
 
 /** A staging folder, held open as hydrate holds one, for the length of `use`. */
 async function withStaging<T>(use: (fd: number, folder: string) => Promise<T>): Promise<T> {
@@ -56,7 +54,6 @@ describe.each([
     const big = randomBytes(3 * 1024 * 1024 + 11);
     const mtime = new Date("2020-02-02T02:02:02.000Z");
     await withStaging(async (fd, folder) => {
-      const before = openFds();
       const writer = writerFor(fd);
       await writer.mkdir("src", 0o755);
       await writer.mkdir("src/deep", 0o700);
@@ -84,8 +81,8 @@ describe.each([
       expect((await stat(join(folder, "run.sh"))).mode & 0o7777).toBe(0o755);
       expect((await lstat(join(folder, "src/deep"))).mode & 0o7777).toBe(0o700);
       expect(await readlink(join(folder, "src/link"))).toBe("deep/big.bin");
-      // Every folder and file it opened is closed again.
-      expect(openFds()).toBe(before);
+      // Every folder and file it opened is closed again: only the staging folder's own fd stays.
+      expect(fdsInto(folder)).toEqual([realpathSync(folder)]);
     });
   });
 
