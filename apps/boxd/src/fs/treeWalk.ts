@@ -136,23 +136,26 @@ export function openWalkedFile(entry: TreeEntry): { fd: number; size: number; mo
 export async function readFileExactly(
   fd: number,
   size: number,
-  sink?: (chunk: Buffer) => Promise<void>,
+  sink: (chunk: Buffer) => Promise<void>,
 ): Promise<string> {
   const hash = createHash("sha256");
   let position = 0;
-  // Without a sink nothing keeps a chunk: one buffer serves every read.
-  const shared = sink === undefined ? Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size)) : undefined;
   while (position < size) {
     const length = Math.min(CHUNK_BYTES, size - position);
-    const buffer = shared ?? Buffer.allocUnsafe(length);
+    const buffer = Buffer.allocUnsafe(length);
     const bytesRead = readSync(fd, buffer, 0, length, position);
-    if (bytesRead === 0) throw new Error("the file shrank while it was read; try again");
+    if (bytesRead === 0) throw fileShrank();
     const chunk = buffer.subarray(0, bytesRead);
     hash.update(chunk);
-    if (sink !== undefined) await sink(chunk);
+    await sink(chunk);
     position += bytesRead;
   }
   return hash.digest("hex");
+}
+
+/** A file read to its stat'ed size ended early: it changed while it was read. */
+export function fileShrank(): Error {
+  return new Error("the file shrank while it was read; try again");
 }
 
 /** `work`'s result, or undefined when what it touched vanished (ENOENT) meanwhile. */

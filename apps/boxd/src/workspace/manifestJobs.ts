@@ -3,7 +3,7 @@ import type { Dirent } from "node:fs";
 import { createHash } from "node:crypto";
 import { BoxError, type ManifestEntry } from "@berth/box-protocol";
 import { isTempName } from "../fs/tempNames.ts";
-import { CHUNK_BYTES, decodeNames, ignoreMissing } from "../fs/treeWalk.ts";
+import { CHUNK_BYTES, decodeNames, fileShrank, ignoreMissing } from "../fs/treeWalk.ts";
 import { atFd, DIRECTORY_FLAGS, READ_FLAGS } from "../fs/workspaceRoot.ts";
 
 /**
@@ -109,7 +109,7 @@ function hashExactly(fd: number, size: number): string {
   let position = 0;
   while (position < size) {
     const bytesRead = readSync(fd, readBuffer, 0, Math.min(CHUNK_BYTES, size - position), position);
-    if (bytesRead === 0) throw new Error("the file shrank while it was read; try again");
+    if (bytesRead === 0) throw fileShrank();
     hash.update(readBuffer.subarray(0, bytesRead));
     position += bytesRead;
   }
