@@ -51,6 +51,8 @@ export function summarize(m: Measured): BenchOutcome {
       ? `ratio<=${String(GOAL_RATIO)},restore140_ms<=${String(GOAL_RESTORE140_MS)}`
       : `ratio<=${String(GOAL_RATIO)}`;
   const steps = stepMedians(m.berth);
+  // Where the 140 MB restore's time goes, step by step, as for the full-size one.
+  const anchorSteps = m.anchor.length > 0 ? restoreStepMedians(m.anchor, "restore140") : [];
   const rated = (name: string, ms: number, runs: number): Row => ({
     case: name,
     median_ms: round(ms, 0),
@@ -88,6 +90,7 @@ export function summarize(m: Measured): BenchOutcome {
       ? []
       : [unrated("berth restore, 140 MB / 14,000 entries", restore140, m.anchor.length)]),
     ...steps.map((step) => unrated(step.label, step.ms, m.berth.length)),
+    ...anchorSteps.map((step) => unrated(step.label, step.ms, m.anchor.length)),
   ];
   return {
     ratio,
@@ -99,7 +102,7 @@ export function summarize(m: Measured): BenchOutcome {
       ...(restore140 === undefined
         ? { restore20_ms: of(m.berth, (r) => r.restoreMs) }
         : { restore140_ms: restore140 }),
-      ...Object.fromEntries(steps.map((step) => [step.figure, step.ms])),
+      ...Object.fromEntries([...steps, ...anchorSteps].map((step) => [step.figure, step.ms])),
       ...sizesAndMemory(m),
     },
     table,
@@ -148,12 +151,19 @@ function stepMedians(runs: readonly BerthRun[]) {
     figure: figureName("capture", key),
     ms: of(runs, (r) => r.capture[key]),
   }));
-  const restore = (Object.keys(restoreSteps) as (keyof RestoreSplit)[]).map((key) => ({
-    label: restoreSteps[key],
-    figure: figureName("restore", key),
+  return [...capture, ...restoreStepMedians(runs, "restore")];
+}
+
+/** `side` "restore140" labels the 140 MB restore's steps (`restore140_hydrate_ms`, …). */
+function restoreStepMedians(runs: readonly BerthRun[], side: "restore" | "restore140") {
+  return (Object.keys(restoreSteps) as (keyof RestoreSplit)[]).map((key) => ({
+    label:
+      side === "restore"
+        ? restoreSteps[key]
+        : restoreSteps[key].replace("restore:", "restore 140 MB:"),
+    figure: figureName(side, key),
     ms: of(runs, (r) => r.restore[key]),
   }));
-  return [...capture, ...restore];
 }
 
 /** ("restore", "checkMs") → `restore_check_ms`; ("capture", "firstByteMs") → `capture_first_byte_ms`. */
