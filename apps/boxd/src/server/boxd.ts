@@ -9,6 +9,7 @@ import { sweepStaleTemp } from "../fs/sweepTemp.ts";
 import { WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import { SHUTDOWN_GRACE_MS } from "../limits.ts";
 import { TerminalRegistry } from "../terminals/terminalRegistry.ts";
+import { warmManifestThreads } from "../workspace/manifestBuilder.ts";
 import { createAttachServer } from "./attach.ts";
 import { isAuthorized } from "./auth.ts";
 import type { BoxdContext } from "./context.ts";
@@ -73,6 +74,9 @@ export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd>
   const port = (server.address() as AddressInfo).port;
   ready = true;
   void sweepStaleTemp(root, logger);
+  // Started now, while boxd waits for its first request: a restore's hydrate and verification
+  // then find their thread running instead of waiting tens of milliseconds for it.
+  warmManifestThreads();
 
   return {
     host: options.host,

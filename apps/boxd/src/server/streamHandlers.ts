@@ -8,7 +8,6 @@ import { fsError } from "../fs/fsErrors.ts";
 import { captureWorkspace } from "../workspace/capture.ts";
 import { estimateCaptureBytes } from "../workspace/captureEstimate.ts";
 import { hydrateWorkspace } from "../workspace/hydrate.ts";
-import { warmManifestThreads } from "../workspace/manifestBuilder.ts";
 import type { BoxdContext } from "./context.ts";
 import { sendJson } from "./respond.ts";
 
@@ -87,8 +86,6 @@ export async function handleHydrate(
       `a hydrate body is a tar, plain or gzip; not ${encoding}`,
     );
   }
-  // A restore checks the hydrated tree against its manifest next: its threads start meanwhile.
-  warmManifestThreads();
   const result = await hydrateWorkspace(context.root, request, { gzip: encoding === "gzip" });
   context.logger.info(result, "workspace hydrated");
   sendJson(response, 200, result);

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 
 /**
@@ -29,8 +30,11 @@ export async function stopFsThreads(entry: URL): Promise<void> {
 
 /**
  * The thread module, bundled beside main.mjs (scripts/bundle.mjs). From sources there is none:
- * Node 20 does not apply tsx's loader inside a worker thread, so the work runs inline.
+ * Node 20 does not apply tsx's loader inside a worker thread, so the work runs inline; so it
+ * does where an image shipped main.mjs without it.
  */
 export function bundledFsThread(): URL | undefined {
-  return import.meta.url.endsWith(".ts") ? undefined : new URL("./fsThread.mjs", import.meta.url);
+  if (import.meta.url.endsWith(".ts")) return undefined;
+  const entry = new URL("./fsThread.mjs", import.meta.url);
+  return existsSync(entry) ? entry : undefined;
 }

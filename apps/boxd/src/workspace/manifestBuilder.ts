@@ -4,7 +4,7 @@ import { ManifestThreads } from "./manifestThreads.ts";
 
 const threads = new ManifestThreads();
 
-/** Starts the manifest threads now, so the next build does not wait for them. */
+/** Starts boxd's worker threads now (manifest builds and hydrates use them), so neither waits. */
 export function warmManifestThreads(): void {
   threads.warm();
 }
