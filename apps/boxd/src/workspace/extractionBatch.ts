@@ -1,4 +1,4 @@
-import type { JobError } from "./manifestMessages.ts";
+import type { ThreadError } from "./threadErrors.ts";
 import type { TreeOps } from "./treeOps.ts";
 
 /**
@@ -23,7 +23,7 @@ export type ToExtractionThread =
 /** What it answers: each batch's buffer comes back, to be filled again. */
 export type FromExtractionThread =
   | { readonly kind: "applied"; readonly bytes: ArrayBuffer; readonly digests: string[] }
-  | { readonly kind: "failed"; readonly bytes: ArrayBuffer; readonly error: JobError }
+  | { readonly kind: "failed"; readonly bytes: ArrayBuffer; readonly error: ThreadError }
   | { readonly kind: "ended" };
 
 /** Replays one batch, in order; answers the sha256 of each file it closed, in order. */

@@ -11,7 +11,7 @@ import {
   type ToExtractionThread,
 } from "./extractionBatch.ts";
 import { bundledFsThread, fsThreads, stopFsThreads } from "./fsThreads.ts";
-import { revive } from "./manifestMessages.ts";
+import { reviveThreadError } from "./threadErrors.ts";
 import { TreeOps } from "./treeOps.ts";
 
 /**
@@ -214,7 +214,7 @@ class ThreadWriter implements ExtractionWriter {
         // Batches are applied in the order sent: their digests arrive in file order.
         if (message.kind === "applied")
           for (const digest of message.digests) this.#digests.push(digest);
-        else this.#failure ??= revive(message.error);
+        else this.#failure ??= reviveThreadError(message.error);
         this.#wakeUp?.();
         this.#wakeUp = undefined;
         return;

@@ -9,12 +9,8 @@ import {
   type ToExtractionThread,
 } from "./extractionBatch.ts";
 import { runManifestJob } from "./manifestJobs.ts";
-import {
-  serializeJobError,
-  type JobAnswer,
-  type JobError,
-  type JobRequest,
-} from "./manifestMessages.ts";
+import type { JobAnswer, JobRequest } from "./manifestMessages.ts";
+import { serializeThreadError } from "./threadErrors.ts";
 import { TreeOps } from "./treeOps.ts";
 
 if (parentPort === null) throw new Error("fsThread runs as a worker thread only");
@@ -51,7 +47,7 @@ function manifestJob({ id, rootFd, job }: JobRequest): JobAnswer {
   try {
     return { kind: "job", id, ok: true, result: runManifestJob(rootFd, job) };
   } catch (error) {
-    return { kind: "job", id, ok: false, error: serializeJobError(error) };
+    return { kind: "job", id, ok: false, error: serializeThreadError(error) };
   }
 }
 
@@ -69,7 +65,6 @@ function extractionBatch(
     };
   } catch (thrown) {
     extraction.failed = true;
-    const error: JobError = serializeJobError(thrown);
-    return { kind: "failed", bytes, error };
+    return { kind: "failed", bytes, error: serializeThreadError(thrown) };
   }
 }

@@ -3,7 +3,8 @@ import type { Worker } from "node:worker_threads";
 import type { ManifestEntry } from "@berth/box-protocol";
 import { runManifestJob, type ManifestJob, type ManifestJobResult } from "./manifestJobs.ts";
 import { bundledFsThread, fsThreads, stopFsThreads } from "./fsThreads.ts";
-import { revive, type JobAnswer, type JobRequest } from "./manifestMessages.ts";
+import type { JobAnswer, JobRequest } from "./manifestMessages.ts";
+import { reviveThreadError } from "./threadErrors.ts";
 
 /** Jobs a worker holds at once: one to run, one to start the moment it finishes. */
 const JOBS_IN_FLIGHT = 2;
@@ -111,7 +112,7 @@ export class ManifestThreads {
         if (!isJobAnswer(answer)) return;
         held.set(worker, (held.get(worker) ?? 1) - 1);
         if (answer.ok) take(answer.result);
-        else failure ??= revive(answer.error);
+        else failure ??= reviveThreadError(answer.error);
         if (!pumping) pump();
       };
       // A worker that dies takes its jobs with it: the build fails and the next starts anew.
