@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "./canonicalJson.ts";
-import { createManifest, manifestRevision, type ManifestEntry } from "./manifest.ts";
+import { canonicalJson, CanonicalJsonError } from "./canonicalJson.ts";
+import { createManifest, entryJson, manifestRevision, type ManifestEntry } from "./manifest.ts";
 import { decodeUploadQuery, encodeUploadQuery } from "./uploadQuery.ts";
 
 const entries: ManifestEntry[] = [
@@ -43,6 +43,21 @@ describe("manifests", () => {
     expect(canonicalJson(many).length).toBeGreaterThan(3 * 65_536);
     const whole = createHash("sha256").update(canonicalJson(many), "utf8").digest("hex");
     expect(manifestRevision(many)).toBe(whole);
+  });
+
+  it("writes an entry as canonicalJson does, off-shape entries (stray key, odd number) included", () => {
+    const file = entries[1] as ManifestEntry;
+    const offShape = [
+      { ...file, mtime: 5 },
+      { ...file, size: 1.5 },
+      { path: "d", type: "dir", mode: 0o755, target: "x" },
+      { path: "l", type: "symlink", mode: 0o777 },
+    ] as unknown as ManifestEntry[];
+    for (const entry of [...entries, ...offShape]) {
+      expect(entryJson(entry)).toBe(canonicalJson(entry));
+    }
+    const broken = { ...file, size: Number.NaN };
+    expect(() => entryJson(broken)).toThrow(CanonicalJsonError);
   });
 
   it("gives the same revision whatever order entries were found in, and another for any change", () => {

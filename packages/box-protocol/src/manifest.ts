@@ -50,13 +50,36 @@ export function manifestRevision(manifest: Manifest): string {
   // the hashing itself.
   let batch = '{"entries":[';
   manifest.entries.forEach((entry, index) => {
-    batch += index === 0 ? canonicalJson(entry) : `,${canonicalJson(entry)}`;
+    batch += index === 0 ? entryJson(entry) : `,${entryJson(entry)}`;
     if (batch.length < 65_536) return;
     hash.update(batch, "utf8");
     batch = "";
   });
   hash.update(`${batch}],"format":${JSON.stringify(manifest.format)}}`, "utf8");
   return hash.digest("hex");
+}
+
+/**
+ * One entry's canonical JSON, written out for each of the three shapes: the very bytes
+ * canonicalJson(entry) gives (keys in UTF-16 order), about four times faster, which a
+ * 20,000-entry revision feels (~25 ms on each restore's hydrate and again on its verification).
+ * An entry off those shapes — a stray key, a number JSON cannot carry — takes the general way.
+ */
+export function entryJson(entry: ManifestEntry): string {
+  if (!Number.isSafeInteger(entry.mode)) return canonicalJson(entry);
+  const keys = Object.keys(entry).length;
+  const { path, mode } = entry;
+  switch (entry.type) {
+    case "file":
+      if (keys !== 5 || !Number.isSafeInteger(entry.size)) return canonicalJson(entry);
+      return `{"mode":${String(mode)},"path":${JSON.stringify(path)},"sha256":${JSON.stringify(entry.sha256)},"size":${String(entry.size)},"type":"file"}`;
+    case "dir":
+      if (keys !== 3) return canonicalJson(entry);
+      return `{"mode":${String(mode)},"path":${JSON.stringify(path)},"type":"dir"}`;
+    case "symlink":
+      if (keys !== 4) return canonicalJson(entry);
+      return `{"mode":${String(mode)},"path":${JSON.stringify(path)},"target":${JSON.stringify(entry.target)},"type":"symlink"}`;
+  }
 }
 
 /**

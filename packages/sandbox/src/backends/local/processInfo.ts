@@ -111,13 +111,15 @@ export async function childPids(pid: number): Promise<number[]> {
 /**
  * The live processes whose environment holds every one of `entries` ("KEY=value"). Only
  * processes of this user (or all, as root) are readable: the ones this backend started.
+ * Read synchronously, as readStat is: procfs answers from memory, and an async read is four
+ * thread-pool round trips (a scan of 80 processes: ~1 ms against ~12 ms).
  */
 export async function pidsWithEnvironment(entries: readonly string[]): Promise<number[]> {
   const found: number[] = [];
   for (const pid of await allPids()) {
     let environ: string;
     try {
-      environ = await readFile(`/proc/${String(pid)}/environ`, "utf8");
+      environ = readFileSync(`/proc/${String(pid)}/environ`, "utf8");
     } catch {
       continue;
     }
