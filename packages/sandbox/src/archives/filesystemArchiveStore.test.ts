@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readdir, rm, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,6 +42,28 @@ describe("the filesystem archive store", () => {
     expect(await store.digest("workspaces/w/leases/l/r-1.tar.gz")).toEqual(digest);
     expect(await readAll("workspaces/w/leases/l/r-1.tar.gz")).toEqual(bytes);
     expect(await readdir(join(root, ".incoming"))).toEqual([]);
+  });
+
+  it("digests a blob of many read chunks, reporting its bytes as they are hashed", async () => {
+    const bytes = randomBytes(3 * 256 * 1024 + 12_345);
+    const { pending, digest } = await write(bytes);
+    await pending.commit("k/big");
+    const seen: number[] = [];
+
+    expect(await store.digest("k/big", (done) => seen.push(done))).toEqual(digest);
+    expect(digest.sha256).toBe(sha256(bytes));
+    expect(seen).toEqual([1, 2, 3].map((n) => n * 256 * 1024).concat(bytes.length));
+  });
+
+  it("fails a digest whose progress listener throws, as a store error", async () => {
+    const { pending } = await write(randomBytes(600 * 1024));
+    await pending.commit("k/listened");
+    const failing = store.digest("k/listened", () => {
+      throw new Error("listener broke");
+    });
+
+    await expect(failing).rejects.toMatchObject({ code: "io", message: /listener broke/ });
+    expect((await store.digest("k/listened")).sizeBytes).toBe(600 * 1024);
   });
 
   it("never overwrites a blob: a second commit under the same key fails and keeps the first", async () => {
