@@ -9,6 +9,7 @@ import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
 import type { Backend } from "./backend.ts";
 import { waitForExecReady } from "./readiness.ts";
+import { settled, unwrap } from "./settled.ts";
 import { SpawnError } from "./spawnError.ts";
 
 export interface SpawnerOptions {
@@ -96,12 +97,16 @@ export class SpawnerSystem {
       });
     }
 
-    const recorded = await this.#warming.recordCreated({
-      ...fence,
-      allocationId,
-      instanceId,
-      rematerializationId: restore?.rematerializationId ?? null,
-    });
+    // The box is recorded while it proves it can run a command: neither waits for the other.
+    const [recorded, ready] = await Promise.all([
+      this.#warming.recordCreated({
+        ...fence,
+        allocationId,
+        instanceId,
+        rematerializationId: restore?.rematerializationId ?? null,
+      }),
+      settled(this.#ready(instanceId)),
+    ]);
     if (recorded.outcome === "lost") {
       await this.#terminateOrLeave(instanceId);
       throw superseded(recorded.lease, recorded.reason);
@@ -109,8 +114,7 @@ export class SpawnerSystem {
 
     let client: BoxClient;
     try {
-      client = await this.#backend.connect(instanceId);
-      await waitForExecReady({ client, timeoutMs: this.#readinessTimeoutMs });
+      client = unwrap(ready);
     } catch (error) {
       await this.#terminateOrThrow({ instanceId, lease: recorded.lease, error });
       const failed = await this.#fail({ fence, restore, error, reason: "readiness_failed" });
@@ -136,6 +140,13 @@ export class SpawnerSystem {
       throw superseded(commit.lease, commit.reason);
     }
     return { instanceId, lease: commit.lease };
+  }
+
+  /** A client of the box, once the box runs commands. */
+  async #ready(instanceId: string): Promise<BoxClient> {
+    const client = await this.#backend.connect(instanceId);
+    await waitForExecReady({ client, timeoutMs: this.#readinessTimeoutMs });
+    return client;
   }
 
   /**
@@ -196,17 +207,21 @@ export class SpawnerSystem {
         row: restore.row,
         leaseId: fence.leaseId,
       });
-      const verifying = await this.#recovery.markVerifying({
-        ...fence,
-        rematerializationId: restore.rematerializationId,
-        revision: selected,
-      });
+      // boxd re-reads the workspace from disk (what the box holds now, not what it was sent)
+      // while the lease is marked verifying; its answer counts only once the mark is made.
+      const [verifying, reread] = await Promise.all([
+        this.#recovery.markVerifying({
+          ...fence,
+          rematerializationId: restore.rematerializationId,
+          revision: selected,
+        }),
+        settled(client.revision()),
+      ]);
       if (verifying.outcome === "lost") {
         await this.#terminateOrLeave(instanceId);
         throw superseded(verifying.lease, verifying.reason);
       }
-      // boxd re-reads the workspace from disk: what the box holds now, not what it was sent.
-      const { revision } = await client.revision();
+      const { revision } = unwrap(reread);
       if (hydrated !== selected || revision !== selected) {
         throw new ArchiveIntegrityError(
           "workspace_fingerprint_mismatch",
