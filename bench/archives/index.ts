@@ -5,6 +5,7 @@ import { createTestDatabase } from "@berth/testkit";
 import { defineBenchmark, type BenchContext } from "../harness/benchmark.ts";
 import { round } from "../harness/stats.ts";
 import { berthCycle, type BerthRun } from "./berthCycle.ts";
+import { awaitQuietDisk } from "./quietDisk.ts";
 import { summarize } from "./summary.ts";
 import { tarCycle, type TarRun } from "./tarBaseline.ts";
 import { ArchiveWorld } from "./world.ts";
@@ -37,6 +38,7 @@ export default defineBenchmark({
     "capture + restore of a generated workspace tree through the archiver and the spawner, against tar -czf + tar -xzf of the same tree",
   async run(context) {
     const plan = plans[context.mode];
+    if (context.mode === "full") await awaitQuietDisk(context.progress);
     await using database = await createTestDatabase();
     await using world = await ArchiveWorld.create(database.prisma);
     const scratch = join(world.root, "tar");

@@ -19,6 +19,7 @@ import {
 } from "@berth/sandbox";
 import { killBox } from "@berth/sandbox/testing";
 import { MarkedBackend, PhaseMarks } from "./phaseMarks.ts";
+import { markCleanup } from "./quietDisk.ts";
 
 export const run = promisify(execFile);
 
@@ -78,9 +79,10 @@ export class ArchiveWorld implements AsyncDisposable {
   /**
    * SIGKILLs a box's processes and leaves its folder for the run's end. Removing thousands of
    * files just before a timed extraction makes it several times slower on ext4 without a
-   * journal, as this machine's disk is: for about 30 s, every new inode's allocation steps past
-   * each recently deleted one (`recently_deleted` led a `perf record -a` of `tar -xzf`). So no
-   * timed step of either side follows a removal: both keep what they wrote until the end.
+   * journal, as this machine's disk is: for up to 6 minutes, every new inode's allocation steps
+   * past each recently deleted one (`recently_deleted` led a `perf record -a` of `tar -xzf`; see
+   * quietDisk.ts). So no timed step of either side follows a removal: both keep what they wrote
+   * until the end.
    */
   async lose(instanceId: string): Promise<void> {
     await killBox(instanceId);
@@ -103,6 +105,7 @@ export class ArchiveWorld implements AsyncDisposable {
       for (const box of await this.local.inventory()) await this.local.terminate(box.instanceId);
     } finally {
       await rm(this.root, { recursive: true, force: true });
+      await markCleanup();
     }
   }
 }
