@@ -48,14 +48,16 @@ export interface StartOptions {
   readonly root?: string;
   readonly instanceId?: string;
   readonly env?: Record<string, string>;
+  /** node's arguments: its flags and boxd's entry (default: the sources, through tsx). */
+  readonly node?: readonly string[];
 }
 
-/** The real boxd entry as a child process on port 0, ready when it logs its "listening" line. */
+/** A real boxd as a child process on port 0, ready when it logs its "listening" line. */
 export async function startBoxd(options: StartOptions = {}): Promise<BoxdProcess> {
   const root = options.root ?? (await tempFolder());
   const instanceId = options.instanceId ?? `box-${Math.random().toString(36).slice(2, 10)}`;
   const token = deriveBoxToken({ secret: TEST_SECRET, instanceId });
-  const child = spawn(process.execPath, ["--import", "tsx", main], {
+  const child = spawn(process.execPath, options.node ?? ["--import", "tsx", main], {
     env: {
       PATH: process.env.PATH ?? "",
       // A home of its own: a shell in a test box must not run this machine's dotfiles.

@@ -29,9 +29,9 @@ export async function stopFsThreads(entry: URL): Promise<void> {
 }
 
 /**
- * The thread module, bundled beside main.mjs (scripts/bundle.mjs). From sources there is none:
- * Node 20 does not apply tsx's loader inside a worker thread, so the work runs inline; so it
- * does where an image shipped main.mjs without it.
+ * The thread module, bundled beside boxd's own script (scripts/bundle.mjs). From sources there
+ * is none: Node 20 does not apply tsx's loader inside a worker thread, so the work runs inline;
+ * so it does where an image shipped boxd without it.
  */
 export function bundledFsThread(): URL | undefined {
   if (import.meta.url.endsWith(".ts")) return undefined;

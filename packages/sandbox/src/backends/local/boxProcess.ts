@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { createBoxClient } from "@berth/box-protocol";
@@ -38,18 +40,47 @@ function tsxLoader(entry: string): string | undefined {
 }
 
 /**
- * boxd streams hundreds of MB through small buffers; with a 2 MB young generation V8 reclaims
- * their garbage as it goes instead of letting ~64 MB pile up (measured: a 200 MB capture's peak
- * growth fell from ~87 to ~60 MiB, a hydrate's from ~37 to ~21 MiB). Its heap stays small, so
- * one thread collects it: V8's helper threads would only contend for the cores that a restore
- * keeps busy inflating, parsing and creating files (measured: a 140 MB hydrate took ~4% less).
+ * The V8 flags boxd runs with, from apps/boxd/node-flags.json beside its src/ and dist/: boxd's
+ * build makes its code cache under the same flags, as V8 refuses a cache made under others.
+ * Without the file (an entry shipped elsewhere), none.
+ * - `--max-semi-space-size=2`: boxd streams hundreds of MB through small buffers; with a 2 MB
+ *   young generation V8 reclaims their garbage as it goes instead of letting ~64 MB pile up
+ *   (measured: a 200 MB capture's peak growth fell from ~87 to ~60 MiB, a hydrate's from ~37
+ *   to ~21 MiB).
+ * - `--single-threaded-gc`: boxd's heap stays small, and V8's helper threads would only contend
+ *   for the cores a restore keeps busy inflating, parsing and creating files (measured: a
+ *   140 MB hydrate took ~4% less).
  */
-const BOXD_NODE_FLAGS = ["--max-semi-space-size=2", "--single-threaded-gc"];
+function boxdNodeFlags(entry: string): string[] {
+  const path = join(dirname(entry), "..", "node-flags.json");
+  let flags = nodeFlagsByFile.get(path);
+  if (flags === undefined) {
+    flags = readNodeFlags(path);
+    nodeFlagsByFile.set(path, flags);
+  }
+  return flags;
+}
+
+const nodeFlagsByFile = new Map<string, string[]>();
+
+function readNodeFlags(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  const flags: unknown = JSON.parse(text);
+  if (!Array.isArray(flags) || !flags.every((flag) => typeof flag === "string")) {
+    throw new Error(`${path}: expected a JSON array of node flags`);
+  }
+  return flags;
+}
 
 /** node with boxd's flags, tsx's loader if needed, then boxd's entry. */
 export function boxdArgv(command: BoxdCommand): string[] {
   const loader = tsxLoader(command.entry);
-  const node = [process.execPath, ...BOXD_NODE_FLAGS];
+  const node = [process.execPath, ...boxdNodeFlags(command.entry)];
   if (loader === undefined) return [...node, command.entry];
   return [...node, "--import", pathToFileURL(loader).href, command.entry];
 }

@@ -146,7 +146,14 @@ describe("LocalBackend", () => {
     const pid = runningPid(await recordOf(instanceId));
     expect(await local.create({ metadata: meta })).toEqual({ instanceId });
     expect(runningPid(await recordOf(instanceId))).toBe(pid);
-    expect(await boxdNodePids(instanceId)).toHaveLength(1);
+    const nodePids = await boxdNodePids(instanceId);
+    expect(nodePids).toHaveLength(1);
+    // boxd runs under the V8 flags its build made its code cache for.
+    const argv = (await readFile(`/proc/${String(nodePids[0])}/cmdline`, "utf8")).split("\0");
+    const flagsFile = join(repoRoot, "apps", "boxd", "node-flags.json");
+    const flags = JSON.parse(await readFile(flagsFile, "utf8")) as string[];
+    expect(flags.length).toBeGreaterThan(0);
+    expect(argv.slice(1, 1 + flags.length)).toEqual(flags);
     // The token is derived, never stored.
     const folder = layoutOf(instanceId).folder;
     for (const name of await readdir(folder)) {
