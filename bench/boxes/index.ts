@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBoxClient, deriveBoxToken } from "@berth/box-protocol";
 import {
+  boxdArgv,
   DatabaseClock,
   defaultBoxdEntry,
   defaultLeaseConfig,
@@ -19,14 +20,19 @@ const GOAL_RATIO = 1.3;
 const GOAL_P50_MS = 300;
 const SECRET = "bench-boxes-secret-0123456789abcdef0123";
 
-/** Baseline: start boxd directly on a folder (the same entry boxes use) and wait for its first exec. */
+/**
+ * Baseline: start boxd directly on a folder — the entry and node flags boxes use (the flags its
+ * code cache was made under: without them V8 refuses it) — and wait for its first exec.
+ */
 async function bareBoxd(root: string): Promise<number> {
-  const entry = defaultBoxdEntry();
-  const argv = entry.endsWith(".ts") ? ["--import", "tsx", entry] : [entry];
+  const [node = process.execPath, ...argv] = boxdArgv({
+    entry: defaultBoxdEntry(),
+    logLevel: "info",
+  });
   const started = performance.now();
   const instanceId = `bare-${crypto.randomUUID()}`;
   const token = deriveBoxToken({ secret: SECRET, instanceId });
-  const child = spawn(process.execPath, argv, {
+  const child = spawn(node, argv, {
     env: {
       ...process.env,
       BOXD_TOKEN: token,

@@ -35,6 +35,7 @@ export type {
   LocalIsolation,
 } from "./backends/local/index.ts";
 export { defaultBoxdEntry } from "./backends/local/boxdEntry.ts";
+export { boxdArgv } from "./backends/local/boxProcess.ts";
 export { BoxAccess } from "./services/boxAccess.ts";
 export type { BoxAccessOptions, BoxCall, BoxHandle } from "./services/boxAccess.ts";
 export { BoxServiceError, boxServiceErrorCodes } from "./services/boxServiceError.ts";
