@@ -53,17 +53,6 @@ function tsxLoader(entry: string): string | undefined {
  */
 function boxdNodeFlags(entry: string): string[] {
   const path = join(dirname(entry), "..", "node-flags.json");
-  let flags = nodeFlagsByFile.get(path);
-  if (flags === undefined) {
-    flags = readNodeFlags(path);
-    nodeFlagsByFile.set(path, flags);
-  }
-  return flags;
-}
-
-const nodeFlagsByFile = new Map<string, string[]>();
-
-function readNodeFlags(path: string): string[] {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
