@@ -1,7 +1,9 @@
 import { createBerthClient, createTokenWithPassword } from "@berth/client";
 import { readMigrationFiles } from "@berth/db/migrate";
 import { LocalBackend } from "@berth/sandbox";
-import { readFile, mkdtemp, rm } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFile, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -12,6 +14,7 @@ import {
   untilRunning,
   type LauncherProcess,
 } from "./launcherProcess.ts";
+import { listeningTcpPorts } from "./listeningPorts.ts";
 
 const started: LauncherProcess[] = [];
 const dataDir = await mkdtemp(join(tmpdir(), "berth-start-"));
@@ -35,7 +38,7 @@ async function launch(): Promise<LauncherProcess> {
 
 interface Status {
   version: string;
-  database: { engine: string; version: string; url: string };
+  database: { engine: string; version?: string; url?: string };
   latestMigration: { name: string } | null;
 }
 
@@ -84,18 +87,50 @@ async function signedInMe(
   return { cookie: cookie ?? "", workspaces: body.result.data.json.workspaces };
 }
 
+/** What a process of another user sees when it connects to `socketPath`: its error code. */
+async function connectAsNobody(socketPath: string): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      `require("node:net").connect(${JSON.stringify(socketPath)})
+         .on("connect", () => { console.log("connected"); process.exit(0); })
+         .on("error", (error) => { console.log(error.code); process.exit(0); });`,
+    ],
+    { uid: 65_534, gid: 65_534, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await once(child, "exit");
+  return output.trim();
+}
+
+/**
+ * The embedded database listens on no TCP port (the launcher, which serves it, listens on none at
+ * all). Its socket and PGlite's files are in folders only Berth's user may enter.
+ */
+async function expectDatabaseOnlyForBerth(launcher: LauncherProcess): Promise<void> {
+  expect(await listeningTcpPorts(launcher.child.pid ?? 0)).toEqual([]);
+  const socketPath = join(dataDir, "db", ".s.PGSQL.5432");
+  expect((await stat(socketPath)).isSocket()).toBe(true);
+  for (const folder of ["db", "pglite"])
+    expect((await stat(join(dataDir, folder))).mode & 0o777, folder).toBe(0o700);
+  // Root passes any mode check, so only root can prove another uid is turned away (CI runs as root).
+  if (process.getuid?.() === 0) expect(await connectAsNobody(socketPath)).toBe("EACCES");
+}
+
 describe("the start command on the embedded database", () => {
   it("serves the status procedure on PGlite, refuses a second start, and recovers a stale lock", async () => {
     const first = await launch();
     const url = await untilRunning(first);
 
     const status = await readStatus(url);
-    expect(status.database.engine).toBe("PGlite");
-    expect(status.database.version).toMatch(/PGlite/);
+    expect(status.database).toEqual({ engine: "PGlite" });
     expect(status.latestMigration?.name).toBe((await readMigrationFiles()).at(-1)?.name);
     expect(status.version).toBe("0.1.0");
     const lockHolder = Number((await readFile(join(dataDir, "berth.lock"), "utf8")).trim());
     expect(lockHolder).toBe(first.child.pid);
+    await expectDatabaseOnlyForBerth(first);
 
     const second = await launch();
     expect(await second.exited).toBe(1);
