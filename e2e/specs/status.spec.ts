@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { expectPageShown } from "../pageChecks.ts";
+import { signIn } from "../signedIn.ts";
 
 /** The newest migration in the repository: what a freshly migrated database reports. */
 const newestMigration =
@@ -9,7 +10,7 @@ const newestMigration =
     .sort()
     .at(-1) ?? "";
 
-test("the status page shows the build, the database and the latest migration", async ({
+test("the status page shows the build, the database engine and the latest migration to anyone", async ({
   page,
 }, testInfo) => {
   await page.goto("/status");
@@ -20,13 +21,21 @@ test("the status page shows the build, the database and the latest migration", a
   await expect(page.getByTestId("version")).toHaveText("0.1.0");
   await expect(page.getByTestId("git-revision")).toHaveText(/^([0-9a-f]{12}|unknown)$/);
   await expect(page.getByTestId("database-engine")).toHaveText("PostgreSQL");
+  await expect(page.getByTestId("latest-migration")).toHaveText(
+    new RegExp(`^${newestMigration} \\(applied \\d{4}-`),
+  );
+  // Where the database is, and what server it runs, are for workspace admins only.
+  await expect(page.getByTestId("database-version")).toHaveCount(0);
+  await expect(page.getByTestId("database-url")).toHaveCount(0);
+
+  await expectPageShown(page, testInfo, { name: "status", heading: "Berth" });
+});
+
+test("a workspace admin also sees the database's server and its redacted URL", async ({ page }) => {
+  await signIn(page);
+  await page.goto("/status");
   await expect(page.getByTestId("database-version")).toHaveText(/^PostgreSQL \d+/);
   // The e2e database is a testkit clone; its URL is shown with the password redacted.
   await expect(page.getByTestId("database-url")).toHaveText(/berth_test_/);
   await expect(page.getByTestId("database-url")).not.toHaveText(/:postgres@/);
-  await expect(page.getByTestId("latest-migration")).toHaveText(
-    new RegExp(`^${newestMigration} \\(applied \\d{4}-`),
-  );
-
-  await expectPageShown(page, testInfo, { name: "status", heading: "Berth" });
 });

@@ -53,7 +53,10 @@ export function StatusPanel() {
   if (status.isError) return <ErrorAlert error={status.error} prefix="Could not read status" />;
   const { data } = status;
   return (
-    <Section title="Status" description="The build serving this page and the database it uses.">
+    <Section
+      title="Status"
+      description="The build serving this page and the database it uses (its server and address only for workspace admins)."
+    >
       <dl>
         <Fact name="Version" testId="version">
           {data.version}
@@ -64,12 +67,17 @@ export function StatusPanel() {
         <Fact name="Database" testId="database-engine">
           {data.database.engine}
         </Fact>
-        <Fact name="Server" mono testId="database-version">
-          {data.database.version}
-        </Fact>
-        <Fact name="URL" mono testId="database-url">
-          {data.database.url}
-        </Fact>
+        {/* Only a workspace admin or owner is told these (status/healthAudience.ts). */}
+        {data.database.version === undefined ? null : (
+          <Fact name="Server" mono testId="database-version">
+            {data.database.version}
+          </Fact>
+        )}
+        {data.database.url === undefined ? null : (
+          <Fact name="URL" mono testId="database-url">
+            {data.database.url}
+          </Fact>
+        )}
         <Fact name="Latest migration" mono testId="latest-migration">
           {data.latestMigration === null
             ? "none applied"
