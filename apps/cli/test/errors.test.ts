@@ -101,6 +101,13 @@ describe("berth's exit codes", () => {
       expect(run.code, `berth ${args.join(" ")}: ${run.stderr}`).toBe(2);
       expect(run.stdout).toBe("");
     }
+    // A path outside the workspace is refused as bad input, not for want of a role.
+    const sessionId = await served.current.newSession();
+    const outside = await served.current.berth(["cat", "../../etc/passwd", "-s", sessionId]);
+    expect(outside.code, outside.stderr).toBe(2);
+    expect(outside.stderr).toContain("must stay inside it");
+    expect(outside.stderr).not.toContain("Ask a workspace admin");
+
     const json = await served.current.berth(["cat", "--json"]);
     expect(json.code).toBe(2);
     expect((json.json() as ErrorDocument).error).toMatchObject({ reason: "usage", exitCode: 2 });

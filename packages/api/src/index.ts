@@ -15,6 +15,8 @@ export type { ApiEnv } from "./env.ts";
 export { appRouter } from "./root.ts";
 export type { AppRouter } from "./root.ts";
 export type { ApiContext, BuildInfo } from "./trpc.ts";
+export { berthErrorCodes } from "./errors/berthErrorCodes.ts";
+export type { BerthErrorCode } from "./errors/berthErrorCodes.ts";
 
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;

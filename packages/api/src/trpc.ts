@@ -10,6 +10,7 @@ import type { BerthAuth } from "./auth/betterAuth.ts";
 import type { Caller } from "./auth/caller.ts";
 import { roleAtLeast } from "./auth/roles.ts";
 import type { TokenCache } from "./auth/tokenCache.ts";
+import { genericErrorCode } from "./errors/berthErrorCodes.ts";
 import { mapDomainError, type BerthErrorData } from "./errors/errorTable.ts";
 import { workspaceIdInput } from "./inputs.ts";
 
@@ -96,7 +97,7 @@ export function errorReply(thrown: unknown): {
 /** Every Berth error reaches clients as `data.berth`: a domain error's own, or one from its code. */
 function berthDataOf(error: TRPCError): BerthErrorData {
   if (error.cause instanceof BerthErrorCause) return error.cause.data;
-  return { code: error.code.toLowerCase(), retryable: error.code === "TOO_MANY_REQUESTS" };
+  return { code: genericErrorCode(error.code), retryable: error.code === "TOO_MANY_REQUESTS" };
 }
 
 /** An error no table mapped: its details stay in the server's log, never in an answer. */

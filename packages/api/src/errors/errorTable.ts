@@ -2,10 +2,11 @@ import { BoxError, type BoxErrorCode } from "@berth/box-protocol";
 import { BoxServiceError, LeaseError, SpawnError, type BoxServiceErrorCode } from "@berth/sandbox";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { TransferError } from "../files/uploadBody.ts";
+import type { BerthErrorCode } from "./berthErrorCodes.ts";
 
 /** What every error carries to clients in `data.berth`. */
 export interface BerthErrorData {
-  readonly code: string;
+  readonly code: BerthErrorCode;
   readonly retryable: boolean;
   readonly epoch?: number;
 }
@@ -71,7 +72,7 @@ export function mapDomainError(error: unknown): MappedError | undefined {
       message:
         error.code === "unauthorized" ? "The box refused Berth's credentials." : error.message,
       berth: {
-        code: error.code,
+        code: error.code === "unauthorized" ? "box_credentials_refused" : error.code,
         retryable: error.code === "timeout" || error.code === "unavailable",
       },
     };

@@ -1,8 +1,11 @@
+/** Why an upload's body failed: larger than the limit, or its client went away. */
+export const transferErrorCodes = ["too_large", "client_gone"] as const;
+
 /** Why an upload's body failed: the API's own answer, never mistaken for the box's. */
 export class TransferError extends Error {
   override readonly name = "TransferError";
   constructor(
-    readonly code: "too_large" | "client_gone",
+    readonly code: (typeof transferErrorCodes)[number],
     message: string,
   ) {
     super(message);

@@ -1,0 +1,236 @@
+import type { BerthErrorCode } from "@berth/api";
+import type { ExitReason } from "./exitCodes.ts";
+
+/** What the failing command was about, so the advice can name it. */
+export interface ErrorScope {
+  readonly url: string | undefined;
+  readonly sessionId: string | undefined;
+}
+
+/** How the CLI answers one server code: why it exits, and what to do next. */
+interface Advice {
+  /** The exit reason when the server says the call is not worth retrying as it is. */
+  readonly reason: Exclude<ExitReason, "ok" | "unreachable">;
+  readonly hint: (scope: ErrorScope) => string;
+}
+
+function sessionFlag(scope: ErrorScope): string {
+  return `-s ${scope.sessionId ?? "<session>"}`;
+}
+
+const fixArguments: Advice = {
+  reason: "usage",
+  hint: () => "Check the arguments: `berth <command> --help`.",
+};
+const retryLater: Advice = {
+  reason: "retry",
+  hint: () => "Run the same command again in a moment.",
+};
+const report: Advice = {
+  reason: "unexpected",
+  hint: () => "If it keeps happening, report it with the command you ran.",
+};
+const signIn: Advice = {
+  reason: "signedOut",
+  hint: () => "Run `berth login` (the token may have expired or been revoked), or set BERTH_TOKEN.",
+};
+const askForRole: Advice = {
+  reason: "forbidden",
+  hint: () => "Ask a workspace admin for a role that allows it, then `berth login` again.",
+};
+const blocked: Advice = {
+  reason: "blocked",
+  hint: (scope) =>
+    [
+      "An admin must restore a revision:",
+      `\`berth archives list ${sessionFlag(scope)}\`, then \`berth archives restore <revision> ${sessionFlag(scope)}\``,
+      `(or start from an empty workspace: \`berth archives restore --fresh ${sessionFlag(scope)}\`).`,
+    ].join(" "),
+};
+const tooLarge: Advice = {
+  reason: "usage",
+  hint: () =>
+    "Stream large files with `berth get <remote> [local]` and `berth put <local> <remote>`.",
+};
+const doAsSaid: Advice = {
+  reason: "usage",
+  hint: () => "Do what the message says, then run the command again.",
+};
+
+/**
+ * Every code the server can answer (`data.berth.code`), with the exit reason and the advice it
+ * gets: keyed by the API's closed set, so a code added there fails to compile here until it is
+ * given its own. The advice follows the code, never only the HTTP status: a path outside the
+ * workspace is refused as FORBIDDEN, but it is bad input, not a missing role.
+ */
+export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
+  // Box services (the lease and the routing step).
+  blocked,
+  fenced: {
+    reason: "retry",
+    hint: () => "A newer box took over mid-call; run the same command again.",
+  },
+  instance_lost: {
+    reason: "retry",
+    hint: () =>
+      "The box was lost; run the same command again to bring the workspace back from its archive.",
+  },
+  box_unavailable: {
+    reason: "retry",
+    hint: () => "The box did not answer (the call may have run); check, then run it again.",
+  },
+  // Retryable unless the workspace cannot be brought back: then an admin must act.
+  spawn_failed: blocked,
+  wait_timeout: retryLater,
+  route_unavailable: {
+    reason: "usage",
+    hint: () =>
+      "The session is routed to a sandbox this server cannot reach; an admin can move it back to its box.",
+  },
+  capture_refused: {
+    reason: "retry",
+    hint: () =>
+      "The workspace kept changing while it was captured; run it again when it is quieter.",
+  },
+  capture_unavailable: retryLater,
+
+  // boxd's answers.
+  box_credentials_refused: report,
+  invalid_request: fixArguments,
+  invalid_name: {
+    reason: "usage",
+    hint: () => "Use another name or path: the message says what is wrong with this one.",
+  },
+  outside_workspace: {
+    reason: "usage",
+    hint: () =>
+      "Paths are relative to /workspace and must stay inside it (no `..` or symlink out of it).",
+  },
+  permission_denied: {
+    reason: "usage",
+    hint: (scope) =>
+      `The file's own permissions in the box refuse it; change them with \`berth exec ${sessionFlag(scope)} -- chmod …\`.`,
+  },
+  not_found: {
+    reason: "notFound",
+    hint: (scope) => `List what is there with \`berth ls ${sessionFlag(scope)}\`.`,
+  },
+  terminal_not_found: {
+    reason: "notFound",
+    hint: () => "Open a new terminal with `berth terminal` (reattach needs an open terminal's id).",
+  },
+  already_exists: {
+    reason: "usage",
+    hint: () => "Something is there already: choose another path, or remove it first.",
+  },
+  not_empty: {
+    reason: "usage",
+    hint: () => "The folder has contents: `berth rm -r` removes it with them.",
+  },
+  wrong_type: {
+    reason: "usage",
+    hint: (scope) =>
+      `It is a folder where a file was expected, or the other way round: \`berth ls ${sessionFlag(scope)}\` shows which.`,
+  },
+  version_conflict: {
+    reason: "usage",
+    hint: () =>
+      "The file exists (or changed meanwhile): read it again, or write without --no-overwrite.",
+  },
+  too_large: tooLarge,
+  git_failed: {
+    reason: "usage",
+    hint: (scope) =>
+      `Git refused it (its message is above); a workspace that is no repository yet needs \`berth exec ${sessionFlag(scope)} -- git init\`.`,
+  },
+  invalid_archive: report,
+  timeout: retryLater,
+  unavailable: retryLater,
+  internal: report,
+
+  // The lease.
+  invalid_input: fixArguments,
+  session_not_found: {
+    reason: "notFound",
+    hint: () => "List this workspace's sessions with `berth sessions`.",
+  },
+  lease_not_found: {
+    reason: "notFound",
+    hint: () => "The session has no box yet: any file or exec command starts one.",
+  },
+  profile_conflict: doAsSaid,
+  process_not_acquirable: doAsSaid,
+
+  // The spawner (met while a call wakes the box).
+  superseded: retryLater,
+  create_failed: retryLater,
+  readiness_failed: retryLater,
+  termination_unconfirmed: retryLater,
+  archive_restore_unavailable: retryLater,
+  restore_blocked: blocked,
+  restore_failed: retryLater,
+
+  // File transfers.
+  client_gone: retryLater,
+
+  // Any other refusal, by its tRPC code.
+  parse_error: fixArguments,
+  bad_request: fixArguments,
+  internal_server_error: report,
+  not_implemented: report,
+  bad_gateway: retryLater,
+  service_unavailable: retryLater,
+  gateway_timeout: retryLater,
+  unauthorized: signIn,
+  payment_required: report,
+  forbidden: askForRole,
+  method_not_supported: fixArguments,
+  conflict: doAsSaid,
+  precondition_failed: doAsSaid,
+  payload_too_large: tooLarge,
+  unsupported_media_type: report,
+  unprocessable_content: fixArguments,
+  precondition_required: doAsSaid,
+  too_many_requests: retryLater,
+  client_closed_request: retryLater,
+};
+
+/**
+ * The reason and advice for a server's answer. The server's `retryable` is the truth about what
+ * the next call will do: the CLI exits "retry" exactly when it says so. A code this CLI does not
+ * know (a newer server) is advised by its tRPC code.
+ */
+export function adviceFor(
+  answer: {
+    readonly trpcCode: string;
+    readonly berthCode: string | undefined;
+    readonly retryable: boolean;
+  },
+  scope: ErrorScope,
+): { reason: ExitReason; hint: string } {
+  const byStatus = known(answer.trpcCode.toLowerCase());
+  const advice = known(answer.berthCode) ?? byStatus ?? report;
+  if (answer.retryable)
+    return { reason: "retry", hint: (advice.reason === "retry" ? advice : retryLater).hint(scope) };
+  // A code that is usually retryable, answered as final this time: what its status says.
+  const settled =
+    advice.reason !== "retry"
+      ? advice
+      : byStatus?.reason === "retry"
+        ? report
+        : (byStatus ?? report);
+  return { reason: settled.reason, hint: settled.hint(scope) };
+}
+
+function known(code: string | undefined): Advice | undefined {
+  return code !== undefined && Object.hasOwn(errorAdvice, code)
+    ? errorAdvice[code as BerthErrorCode]
+    : undefined;
+}
+
+/** Advice for the CLI's own reasons, where no server answered. */
+export function localAdvice(reason: "unexpected" | "unreachable", scope: ErrorScope): string {
+  return reason === "unexpected"
+    ? report.hint(scope)
+    : `Check the address (${scope.url ?? "--url / BERTH_URL"}) and that Berth is running, then retry.`;
+}
