@@ -2,6 +2,7 @@ import { formatEnvProblems } from "@berth/validators";
 import { pino } from "pino";
 import { readBoxdEnv } from "./env.ts";
 import { startBoxd } from "./server/boxd.ts";
+import { readTokenFrom } from "./server/listenOn.ts";
 
 /** Starts boxd from its environment: serves until SIGTERM or SIGINT, then exits. */
 export async function runDaemon(): Promise<void> {
@@ -18,12 +19,21 @@ export async function runDaemon(): Promise<void> {
 
   let boxd: Awaited<ReturnType<typeof startBoxd>>;
   try {
+    const token =
+      env.BOXD_TOKEN_FD === undefined ? (env.BOXD_TOKEN ?? "") : readTokenFrom(env.BOXD_TOKEN_FD);
+    if (token.length < 32) throw new Error("the token on BOXD_TOKEN_FD is under 32 characters");
     boxd = await startBoxd({
       root: env.BOXD_ROOT,
-      token: env.BOXD_TOKEN,
+      token,
       instanceId: env.BOXD_INSTANCE_ID,
-      host: env.BOXD_HOST,
-      port: env.BOXD_PORT,
+      listen:
+        env.BOXD_SOCKET === undefined
+          ? { kind: "tcp", host: env.BOXD_HOST, port: env.BOXD_PORT }
+          : {
+              kind: "socket",
+              path: env.BOXD_SOCKET,
+              ...(env.BOXD_SOCKET_DIR_FD === undefined ? {} : { dirFd: env.BOXD_SOCKET_DIR_FD }),
+            },
       logger,
     });
   } catch (error) {
@@ -50,16 +60,19 @@ export async function runDaemon(): Promise<void> {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 
-  // The line a launcher waits for: it carries the bound port (BOXD_PORT=0 picks one). Written
-  // after the listeners: its reader may signal at once, and a signal with no listener yet would
-  // kill boxd instead of stopping it.
+  // The line a launcher waits for: it carries the bound port (BOXD_PORT=0 picks one) or the
+  // socket. Written after the listeners: its reader may signal at once, and a signal with no
+  // listener yet would kill boxd instead of stopping it.
+  const { address } = boxd;
   logger.info(
-    {
-      host: boxd.host,
-      port: boxd.port,
-      url: `http://${boxd.host}:${boxd.port}`,
-      root: env.BOXD_ROOT,
-    },
+    address.kind === "tcp"
+      ? {
+          host: address.host,
+          port: address.port,
+          url: `http://${address.host}:${String(address.port)}`,
+          root: env.BOXD_ROOT,
+        }
+      : { socket: address.path, root: env.BOXD_ROOT },
     "listening",
   );
 }

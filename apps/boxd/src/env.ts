@@ -4,25 +4,55 @@ import { z } from "zod";
  * boxd's whole configuration, validated once at start. The token is the box's own (for local
  * boxes HMAC-SHA256(BERTH_SECRET, instanceId), derived by Berth): boxd never sees the secret.
  */
-export const boxdEnvSchema = z.object({
-  BOXD_TOKEN: z
-    .string({ error: "is required: the bearer token clients must present" })
-    .min(32, { error: "must be at least 32 characters" }),
-  BOXD_INSTANCE_ID: z
-    .string({ error: "is required: the box instance this daemon serves" })
-    .min(1, { error: "must not be empty" }),
-  BOXD_ROOT: z
-    .string({ error: "is required: the workspace folder to serve" })
-    .min(1, { error: "must not be empty" }),
-  BOXD_HOST: z.string().min(1).default("127.0.0.1"),
-  BOXD_PORT: z.coerce
-    .number({ error: "must be a port number" })
-    .int({ error: "must be a port number" })
-    .min(0, { error: "must be 0–65535 (0 picks a free port)" })
-    .max(65_535, { error: "must be 0–65535 (0 picks a free port)" })
-    .default(7070),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
-});
+export const boxdEnvSchema = z
+  .object({
+    /**
+     * The bearer token, for a boxd run by hand or in a pod. A local box gets it on BOXD_TOKEN_FD
+     * instead: an environment is readable in /proc by every process of the box that boxd's pid 1
+     * shares it with.
+     */
+    BOXD_TOKEN: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+    /** A file descriptor to read the token from (until end of file); closed once read. */
+    BOXD_TOKEN_FD: z.coerce
+      .number({ error: "must be a file descriptor number" })
+      .int()
+      .min(3, { error: "must be 3 or more (0–2 are stdio)" })
+      .optional(),
+    /** A Unix socket path to listen on instead of BOXD_HOST:BOXD_PORT. */
+    BOXD_SOCKET: z.string().min(1).optional(),
+    /**
+     * With BOXD_SOCKET a bare name: the socket is made in the folder open on this descriptor
+     * (through /proc/self/fd), which is closed once boxd listens. So a folder the box cannot see
+     * holds the socket, and nothing the box runs later holds a way into it.
+     */
+    BOXD_SOCKET_DIR_FD: z.coerce
+      .number({ error: "must be a file descriptor number" })
+      .int()
+      .min(3, { error: "must be 3 or more (0–2 are stdio)" })
+      .optional(),
+    BOXD_INSTANCE_ID: z
+      .string({ error: "is required: the box instance this daemon serves" })
+      .min(1, { error: "must not be empty" }),
+    BOXD_ROOT: z
+      .string({ error: "is required: the workspace folder to serve" })
+      .min(1, { error: "must not be empty" }),
+    BOXD_HOST: z.string().min(1).default("127.0.0.1"),
+    BOXD_PORT: z.coerce
+      .number({ error: "must be a port number" })
+      .int({ error: "must be a port number" })
+      .min(0, { error: "must be 0–65535 (0 picks a free port)" })
+      .max(65_535, { error: "must be 0–65535 (0 picks a free port)" })
+      .default(7070),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+  })
+  .refine((env) => (env.BOXD_TOKEN === undefined) !== (env.BOXD_TOKEN_FD === undefined), {
+    path: ["BOXD_TOKEN"],
+    error: "set exactly one of BOXD_TOKEN and BOXD_TOKEN_FD: the bearer token clients must present",
+  })
+  .refine((env) => env.BOXD_SOCKET_DIR_FD === undefined || env.BOXD_SOCKET !== undefined, {
+    path: ["BOXD_SOCKET_DIR_FD"],
+    error: "needs BOXD_SOCKET, the socket's name in that folder",
+  });
 
 export type BoxdEnv = z.infer<typeof boxdEnvSchema>;
 

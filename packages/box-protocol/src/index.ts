@@ -42,7 +42,7 @@ export * from "./schemas/terminals.ts";
 export * from "./schemas/workspace.ts";
 export { createBoxClient } from "./client/boxClient.ts";
 export { endpointUrl } from "./client/http.ts";
-export type { BoxClient, CreateBoxClientOptions } from "./client/boxClient.ts";
+export type { BoxAddress, BoxClient, CreateBoxClientOptions } from "./client/boxClient.ts";
 export type {
   BodySource,
   CaptureInput,

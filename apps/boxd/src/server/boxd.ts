@@ -1,6 +1,4 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { once } from "node:events";
 import { BoxError, boxOperations, streamRoutes, type BoxOperationName } from "@berth/box-protocol";
 import type { z } from "zod";
 import type { Logger } from "pino";
@@ -14,6 +12,7 @@ import { createAttachServer } from "./attach.ts";
 import { isAuthorized } from "./auth.ts";
 import type { BoxdContext } from "./context.ts";
 import { createHandlers, type Handlers } from "./handlers.ts";
+import { listenOn, type BoundAddress, type ListenTarget } from "./listenOn.ts";
 import { readJsonBody } from "./requestBody.ts";
 import { sendError, sendJson } from "./respond.ts";
 import { handleCapture, handleDownload, handleHydrate, handleUpload } from "./streamHandlers.ts";
@@ -22,15 +21,13 @@ export interface StartBoxdOptions {
   readonly root: string;
   readonly token: string;
   readonly instanceId: string;
-  readonly host: string;
-  /** 0 picks a free port; the bound one is in the result. */
-  readonly port: number;
+  /** A TCP port of 0 picks a free one; the bound address is in the result. */
+  readonly listen: ListenTarget;
   readonly logger: Logger;
 }
 
 export interface RunningBoxd {
-  readonly host: string;
-  readonly port: number;
+  readonly address: BoundAddress;
   /** Stops accepting, closes terminals and connections; resolves once the server is closed. */
   stop(): Promise<void>;
 }
@@ -69,9 +66,7 @@ export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd>
     );
   });
   server.on("upgrade", attach.handleUpgrade);
-  server.listen(options.port, options.host);
-  await once(server, "listening");
-  const port = (server.address() as AddressInfo).port;
+  const address = await listenOn(server, options.listen);
   ready = true;
   void sweepStaleTemp(root, logger);
   // Started now, while boxd waits for its first request: a restore's hydrate and verification
@@ -79,8 +74,7 @@ export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd>
   warmManifestThreads();
 
   return {
-    host: options.host,
-    port,
+    address,
     stop: async () => {
       ready = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -12,7 +12,15 @@ import {
   type HydrateResult,
 } from "../schemas/workspace.ts";
 import { boxErrorFromResponse } from "../errors.ts";
-import { callOperation, parseReply, send, transportError, type ClientContext } from "./http.ts";
+import { Agent } from "undici";
+import {
+  callOperation,
+  dispatchedBy,
+  parseReply,
+  send,
+  transportError,
+  type ClientContext,
+} from "./http.ts";
 import {
   capture,
   download,
@@ -56,17 +64,30 @@ export interface BoxClient extends OperationMethods {
   attachTerminal(options: AttachTerminalOptions): Promise<TerminalConnection>;
 }
 
-export interface CreateBoxClientOptions {
-  /** boxd's address, e.g. http://127.0.0.1:7070 (a path prefix is kept). */
-  readonly baseUrl: string | URL;
+/** Where boxd answers: its HTTP address, or the Unix socket it listens on. */
+export type BoxAddress =
+  | {
+      /** e.g. http://127.0.0.1:7070 (a path prefix is kept). */
+      readonly baseUrl: string | URL;
+      readonly socketPath?: undefined;
+    }
+  | { readonly socketPath: string; readonly baseUrl?: undefined };
+
+export type CreateBoxClientOptions = BoxAddress & {
   readonly token: string;
   /** Limit for each request; unset waits as long as boxd takes. */
   readonly timeoutMs?: number;
-}
+};
+
+/** The origin requests over a socket name: boxd reads only their path and query. */
+const SOCKET_ORIGIN = "http://boxd";
 
 export function createBoxClient(options: CreateBoxClientOptions): BoxClient {
+  const { socketPath } = options;
   const context: ClientContext = {
-    baseUrl: new URL(options.baseUrl),
+    baseUrl: new URL(socketPath === undefined ? options.baseUrl : SOCKET_ORIGIN),
+    socketPath,
+    dispatcher: socketPath === undefined ? undefined : new Agent({ connect: { socketPath } }),
     token: options.token,
     timeoutMs: options.timeoutMs,
   };
@@ -99,7 +120,7 @@ export function createBoxClient(options: CreateBoxClientOptions): BoxClient {
 async function readiness(context: ClientContext): Promise<z.output<typeof readyResponseSchema>> {
   let response: Response;
   try {
-    response = await fetch(new URL(streamRoutes.ready, context.baseUrl));
+    response = await fetch(new URL(streamRoutes.ready, context.baseUrl), dispatchedBy(context));
   } catch (error) {
     throw transportError(error);
   }

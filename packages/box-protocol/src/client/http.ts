@@ -1,3 +1,4 @@
+import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { BoxError } from "../boxError.ts";
 import { boxErrorFromResponse } from "../errors.ts";
@@ -9,7 +10,12 @@ import {
 } from "../operations.ts";
 
 export interface ClientContext {
+  /** For a socket, a stand-in origin (`http://boxd`): only its path and query are sent. */
   readonly baseUrl: URL;
+  /** boxd's Unix socket, when it listens on one (a local box); else baseUrl's host is dialled. */
+  readonly socketPath: string | undefined;
+  /** fetch's connection pool for the socket (undici's, which Node's fetch is built on). */
+  readonly dispatcher: Dispatcher | undefined;
   readonly token: string;
   /** Per-request limit; unset means no limit beyond the server's own (exec has its timeout). */
   readonly timeoutMs: number | undefined;
@@ -49,6 +55,7 @@ export async function send(context: ClientContext, options: SendOptions): Promis
   let response: Response;
   try {
     response = await fetch(endpointUrl(context.baseUrl, options.path, options.query), {
+      ...dispatchedBy(context),
       method: options.method,
       headers,
       body: options.body ?? null,
@@ -61,6 +68,13 @@ export async function send(context: ClientContext, options: SendOptions): Promis
   }
   if (!response.ok) throw boxErrorFromResponse(response.status, await response.text());
   return response;
+}
+
+/** fetch's `dispatcher` option: Node's fetch dials through an undici dispatcher (the socket's pool). */
+export function dispatchedBy(context: ClientContext): RequestInit {
+  if (context.dispatcher === undefined) return {};
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- the npm undici's Agent, for the undici inside Node: one interface, two copies of the class
+  return { dispatcher: context.dispatcher };
 }
 
 /** A JSON operation: the request checked against the shared schema, the reply parsed by it. */

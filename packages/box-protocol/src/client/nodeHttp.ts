@@ -26,6 +26,7 @@ export async function exchangeStream(
   const url = endpointUrl(context.baseUrl, options.path, options.query);
   const request = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
     method: options.method,
+    ...(context.socketPath === undefined ? {} : { socketPath: context.socketPath }),
     headers: { ...options.headers, authorization: `Bearer ${context.token}` },
     signal: context.timeoutMs === undefined ? undefined : AbortSignal.timeout(context.timeoutMs),
   });

@@ -41,7 +41,12 @@ export async function attachTerminal(
     since: String(since),
   });
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const socket = new WebSocket(url, { headers: { authorization: `Bearer ${context.token}` } });
+  // ws names a Unix socket in the URL itself: ws+unix:<socket path>:<request path>.
+  const target =
+    context.socketPath === undefined
+      ? url
+      : `ws+unix:${context.socketPath}:${url.pathname}${url.search}`;
+  const socket = new WebSocket(target, { headers: { authorization: `Bearer ${context.token}` } });
   let lastSeq = since;
   let failure: BoxError | undefined;
   // Listening before `open`: the replay may arrive in the same read as the upgrade reply.
