@@ -8,6 +8,12 @@ root=$PWD
 . "$root/scripts/lib/bootstrap.sh"
 
 ensure_pnpm
+# Boxes reach the internet (package installs, git clone) through slirp4netns, kept off this
+# machine's own addresses by a firewall; as root, what that needs is installed here.
+if [ "$(id -u)" = 0 ]; then
+  ensure_debian_packages slirp4netns nftables
+  ensure_egress_firewall
+fi
 log "install"
 pnpm install --frozen-lockfile --prefer-offline || die "pnpm install failed"
 log "build"

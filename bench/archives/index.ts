@@ -1,7 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { writeWorkspaceTree, type TreeShape } from "@berth/sandbox/testing";
-import { defaultBoxdEntry } from "@berth/sandbox";
 import { createTestDatabase } from "@berth/testkit";
 import { defineBenchmark, type BenchContext } from "../harness/benchmark.ts";
 import { round } from "../harness/stats.ts";
@@ -40,12 +39,6 @@ export default defineBenchmark({
   async run(context) {
     const plan = plans[context.mode];
     if (context.mode === "full") {
-      // Boxes started through tsx spend ~0.3 s more starting: no figure to quote.
-      if (defaultBoxdEntry().endsWith(".ts")) {
-        throw new Error(
-          "boxd's bundle is missing or older than its sources, so boxes would start from them: run `pnpm turbo run build --filter @berth/boxd` first",
-        );
-      }
       await awaitQuietDisk(context.progress);
     }
     await using database = await createTestDatabase();
@@ -108,7 +101,6 @@ export default defineBenchmark({
       berth,
       tar,
       anchor,
-      boxdEntry: world.boxdEntry,
     });
   },
 });

@@ -15,7 +15,6 @@ export interface Measured {
   readonly tar: readonly TarRun[];
   /** Full mode only: capture + restore rounds of the 140 MB / 14,000-entry tree. */
   readonly anchor: readonly BerthRun[];
-  readonly boxdEntry: string;
 }
 
 type Figures = Record<string, number | string>;
@@ -140,7 +139,6 @@ function sizesAndMemory(m: Measured): Figures {
     boxd_hwm_restore_MiB: peak((r) => r.boxdRestoreMb),
     runs: m.berth.length,
     isolation: m.berth[0]?.isolation ?? "unknown",
-    boxd_entry: m.boxdEntry,
   };
 }
 

@@ -8,7 +8,6 @@ import {
   AdmissionSystem,
   ArchiveRestorer,
   DatabaseClock,
-  defaultBoxdEntry,
   defaultLeaseConfig,
   FilesystemArchiveStore,
   LeaseSystem,
@@ -44,7 +43,6 @@ export class ArchiveWorld implements AsyncDisposable {
   readonly archiver: WorkspaceArchiver;
   readonly local: LocalBackend;
   readonly backend: MarkedBackend;
-  readonly boxdEntry = defaultBoxdEntry().endsWith(".ts") ? "source" : "bundle";
 
   private constructor(
     readonly db: DbClient,

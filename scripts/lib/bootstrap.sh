@@ -31,3 +31,27 @@ ensure_pnpm() {
   fi
   export PATH="$root/.tools/node_modules/.bin:$PATH"
 }
+
+# ensure_egress_firewall: the group slirp4netns runs under for boxes with egress
+# (BERTH_BOX_NETWORK=egress) and the nftables table that keeps that group's packets off every
+# address of this machine and off link-local addresses (cloud metadata services), so a box's
+# outbound connections reach the internet but nothing of the host. Root only; without root,
+# slirp4netns or nft, boxes get no network and Berth says so once in its log.
+ensure_egress_firewall() {
+  [ "$(id -u)" = 0 ] || return 0
+  command -v nft >/dev/null && command -v slirp4netns >/dev/null || return 0
+  getent group berth-egress >/dev/null || groupadd --system berth-egress || return 0
+  local gid
+  gid=$(getent group berth-egress | cut -d: -f3)
+  nft delete table inet berth_egress 2>/dev/null
+  nft -f - <<NFT || printf 'berth: could not install the egress firewall; boxes get no network\n' >&2
+table inet berth_egress {
+  chain output {
+    type filter hook output priority 0; policy accept;
+    meta skgid $gid fib daddr type local reject
+    meta skgid $gid ip daddr 169.254.0.0/16 reject
+    meta skgid $gid ip6 daddr fe80::/10 reject
+  }
+}
+NFT
+}

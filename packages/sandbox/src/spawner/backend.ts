@@ -12,11 +12,19 @@ export interface BoxMetadata {
 /** How a backend isolates its boxes on this machine (shown in inventory). */
 export type BoxIsolation = "bubblewrap" | "none" | "pod";
 
+/**
+ * What a box's commands can reach of the network: only a loopback of their own (`none`), that
+ * plus outbound access kept off the host (`egress`), the host's own network (`host`, an
+ * unisolated local box), or their pod's (`pod`).
+ */
+export type BoxNetwork = "none" | "egress" | "host" | "pod";
+
 export interface BoxInfo {
   readonly instanceId: string;
   readonly metadata: BoxMetadata;
   readonly createdAt: Date;
   readonly isolation: BoxIsolation;
+  readonly network: BoxNetwork;
   /** running: serving; suspended: stopped with its disk kept; gone: only its record is left. */
   readonly state: "running" | "suspended" | "gone";
 }

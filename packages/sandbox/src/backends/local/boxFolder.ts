@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
@@ -10,6 +10,8 @@ import { isInstanceId } from "./instanceIds.ts";
 //   box.json     the record below: metadata, creation time, isolation, the running boxd
 //   boxd.log     boxd's stdout and stderr, appended across restarts
 //   bwrap.json   bubblewrap's --info-fd output of the latest start (the sandbox's host pid)
+//   etc/         the box's own /etc files (passwd, hosts, resolv.conf, …), bound read-only
+// and boxd's socket is <dataDir>/run/<short name>.sock (a socket path holds at most 107 bytes).
 // The box token is derived from BERTH_SECRET whenever it is needed and never written here.
 
 export interface BoxLayout {
@@ -19,6 +21,18 @@ export interface BoxLayout {
   readonly recordFile: string;
   readonly logFile: string;
   readonly bwrapInfoFile: string;
+  readonly etcFolder: string;
+  /** The folder of every box's socket (0700): outside what any box can see. */
+  readonly socketFolder: string;
+  /** boxd's socket's name in socketFolder. */
+  readonly socketName: string;
+}
+
+/** sun_path holds 108 bytes with its NUL; Node truncates a longer path silently. */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+export function socketPathOf(layout: BoxLayout): string {
+  return join(layout.socketFolder, layout.socketName);
 }
 
 export function boxesFolder(dataDir: string): string {
@@ -37,6 +51,11 @@ export function boxLayout(options: {
     recordFile: join(folder, "box.json"),
     logFile: join(folder, "boxd.log"),
     bwrapInfoFile: join(folder, "bwrap.json"),
+    etcFolder: join(folder, "etc"),
+    socketFolder: join(options.dataDir, "run"),
+    // 16 hex digits of the id's hash: short enough for a long data folder's path, and as
+    // unlikely to collide as the ids are.
+    socketName: `${createHash("sha256").update(options.instanceId).digest("hex").slice(0, 16)}.sock`,
   };
 }
 
@@ -52,21 +71,35 @@ const boxdProcessSchema = z.object({
   pid: z.number().int().positive(),
   startTicks: z.string().nullable(),
   bootId: z.string().nullable(),
-  port: z.number().int().min(1).max(65_535),
+  socketPath: z.string().min(1),
   startedAt: z.iso.datetime(),
 });
 
-const boxRecordSchema = z.object({
-  format: z.literal(1),
+const recordFields = {
   instanceId: z.string(),
   metadata: boxMetadataSchema,
   createdAt: z.iso.datetime(),
   isolation: z.enum(["bubblewrap", "none"]),
-  /** null while suspended (or never started). */
-  boxd: boxdProcessSchema.nullable(),
-});
+};
 
-export type BoxRecord = z.infer<typeof boxRecordSchema>;
+const boxRecordSchema = z.union([
+  z.object({
+    format: z.literal(2),
+    ...recordFields,
+    /** The network of its latest start (boxNetwork.ts). */
+    network: z.enum(["none", "egress", "host"]),
+    /** null while suspended (or never started). */
+    boxd: boxdProcessSchema.nullable(),
+  }),
+  // A box from before boxd listened on a socket: it ran on the host's network, and its boxd
+  // (on a TCP port) is not one this backend can reach. Read as stopped: the next start's stray
+  // scan ends that boxd, and the box starts again as today's boxes do.
+  z
+    .object({ format: z.literal(1), ...recordFields, boxd: z.unknown() })
+    .transform((old) => ({ ...old, format: 2 as const, network: "host" as const, boxd: null })),
+]);
+
+export type BoxRecord = z.output<typeof boxRecordSchema>;
 export type BoxdProcess = z.infer<typeof boxdProcessSchema>;
 
 /** The box's record; undefined when there is none (no such box, or a create cut short). */

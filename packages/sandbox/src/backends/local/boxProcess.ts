@@ -1,14 +1,22 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { open, readFile } from "node:fs/promises";
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { readFileSync, realpathSync } from "node:fs";
+import { chmod, mkdir, open, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { basename, dirname, join } from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { createBoxClient } from "@berth/box-protocol";
 import { BackendError } from "../../spawner/backend.ts";
-import type { BoxdProcess, BoxLayout } from "./boxFolder.ts";
-import { findListeningPort, lastLines, logSize, rotateIfLarge } from "./boxdLog.ts";
+import {
+  MAX_SOCKET_PATH_BYTES,
+  socketPathOf,
+  type BoxdProcess,
+  type BoxLayout,
+} from "./boxFolder.ts";
+import { bundleProblemOf } from "./boxdEntry.ts";
+import { findListeningSocket, lastLines, logSize, rotateIfLarge } from "./boxdLog.ts";
+import { startEgress, type ResolvedNetwork } from "./boxNetwork.ts";
+import { boxMounts, writeBoxEtc } from "./boxRoot.ts";
 import { bubblewrapArgv, type ResolvedIsolation } from "./bubblewrap.ts";
 import {
   childPids,
@@ -29,14 +37,9 @@ const LOG_LINES_IN_ERRORS = 20;
 export type BoxdLogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
 
 export interface BoxdCommand {
-  /** apps/boxd/src/main.ts (run through tsx) or a built .js/.mjs entry. */
+  /** boxd's built entry, apps/boxd/dist/main.mjs: its folder is what a box sees at /opt/berth. */
   readonly entry: string;
   readonly logLevel: BoxdLogLevel;
-}
-
-/** tsx's loader, resolved from boxd's own dependencies, when the entry is TypeScript. */
-function tsxLoader(entry: string): string | undefined {
-  return entry.endsWith(".ts") ? createRequire(entry).resolve("tsx") : undefined;
 }
 
 /**
@@ -66,18 +69,9 @@ function boxdNodeFlags(entry: string): string[] {
   return flags;
 }
 
-/** node with boxd's flags, tsx's loader if needed, then boxd's entry. */
+/** node with boxd's flags, then boxd's entry (its built bundle). */
 export function boxdArgv(command: BoxdCommand): string[] {
-  const loader = tsxLoader(command.entry);
-  const node = [process.execPath, ...boxdNodeFlags(command.entry)];
-  if (loader === undefined) return [...node, command.entry];
-  return [...node, "--import", pathToFileURL(loader).href, command.entry];
-}
-
-/** The files boxd needs to start: a sandbox must leave them visible. */
-export function boxdFiles(entry: string): string[] {
-  const loader = tsxLoader(entry);
-  return [process.execPath, entry, ...(loader === undefined ? [] : [loader])];
+  return [process.execPath, ...boxdNodeFlags(command.entry), command.entry];
 }
 
 export interface StartBoxdOptions {
@@ -86,9 +80,8 @@ export interface StartBoxdOptions {
   readonly command: BoxdCommand;
   readonly isolation: ResolvedIsolation;
   readonly bwrapPath: string;
-  /** For bubblewrap: the data folder and the extra folders to hide. */
-  readonly dataDir: string;
-  readonly hidden: readonly string[];
+  /** The box's network (bubblewrap only; an unisolated box has the host's). */
+  readonly network: { readonly mode: ResolvedNetwork; readonly gid?: number };
   /** What boxd (and what it runs) inherits; BOXD_* is added here. */
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
@@ -96,77 +89,114 @@ export interface StartBoxdOptions {
 
 /**
  * Starts boxd detached (its own session, stdio on its log file, unref'd) so that it outlives
- * this process, then waits for its `listening` line and a healthz naming this box.
+ * this process, then waits for its `listening` line and a healthz naming this box. boxd gets
+ * its token on a pipe and the socket's folder as a descriptor (boxProcess's spawn), so neither
+ * the token nor a path into the data folder is ever in what the box can read.
  */
 export async function startBoxd(options: StartBoxdOptions): Promise<BoxdProcess> {
   const { layout } = options;
+  const bundleProblem = bundleProblemOf(options.command.entry);
+  if (bundleProblem !== undefined)
+    throw new BackendError({ code: "invalid", message: bundleProblem, instanceId: layout.instanceId });
+  const socketPath = await prepareSocket(layout);
+  if (options.isolation === "bubblewrap")
+    await writeBoxEtc({ folder: layout.etcFolder, egress: options.network.mode === "egress" });
   await rotateIfLarge(layout.logFile);
   const offset = await logSize(layout.logFile);
   const { child, exit } = await spawnDetached(options);
   const deadline = Date.now() + options.timeoutMs;
   try {
-    const port = await waitForPort({ layout, offset, exit, deadline });
+    await waitForListening({ layout, offset, exit, deadline });
     const pid = await boxPid({ options, child });
-    await waitForHealth({ layout, port, token: options.token, deadline, exit });
+    if (options.network.mode === "egress")
+      await startEgress({
+        boxPid: pid,
+        instanceId: layout.instanceId,
+        gid: options.network.gid ?? -1,
+        lifeline: stdioAt(child, LIFELINE_FD) as Readable,
+        timeoutMs: Math.max(deadline - Date.now(), 1_000),
+      });
+    await waitForHealth({ layout, socketPath, token: options.token, deadline, exit });
     const identity = await identify(pid);
-    return { ...identity, port, startedAt: new Date().toISOString() };
+    return { ...identity, socketPath, startedAt: new Date().toISOString() };
   } catch (error) {
     // Leave nothing half-started behind: the next attempt must not find a stray boxd.
     await killStarted(child, options.isolation);
     if (error instanceof BackendError) throw error;
     throw await startFailure({ layout, reason: String(error), cause: error });
+  } finally {
+    // Ours of the lifeline: slirp4netns and the box hold theirs.
+    stdioAt(child, LIFELINE_FD)?.destroy();
   }
 }
+
+/** The socket's folder (0700, outside every box's view), and the path checked to fit. */
+async function prepareSocket(layout: BoxLayout): Promise<string> {
+  const socketPath = socketPathOf(layout);
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
+    throw new BackendError({
+      code: "invalid",
+      message: `boxd's socket path ${socketPath} is over ${String(MAX_SOCKET_PATH_BYTES)} bytes (a Unix socket's limit): use a shorter BERTH_DATA_DIR`,
+      instanceId: layout.instanceId,
+    });
+  await mkdir(layout.socketFolder, { recursive: true, mode: 0o700 });
+  await chmod(layout.socketFolder, 0o700);
+  // A boxd killed outright leaves its socket file: binding again needs the name free.
+  await rm(socketPath, { force: true });
+  return socketPath;
+}
+
+// The descriptors a box starts with, past stdio. bwrap hands every one to the sandbox.
+const INFO_FD = 3;
+const TOKEN_FD = 4;
+const SOCKET_DIR_FD = 5;
+/** Held by the box for as long as it runs; slirp4netns exits when it closes. */
+const LIFELINE_FD = 6;
 
 async function spawnDetached(
   options: StartBoxdOptions,
 ): Promise<{ readonly child: ChildProcess; readonly exit: ExitWatch }> {
   const { layout } = options;
-  const argv = boxdArgv(options.command);
+  const bubblewrap = options.isolation === "bubblewrap";
   const env = {
     ...options.env,
-    // A bubblewrap box has a private /tmp; elsewhere HOME stays the operator's.
-    ...(options.isolation === "bubblewrap" ? { HOME: "/tmp" } : {}),
-    BOXD_TOKEN: options.token,
-    // killStrays finds a box's processes by these two.
+    // A bubblewrap box has a home of its own; elsewhere HOME stays the operator's.
+    ...(bubblewrap ? { HOME: boxMounts.home } : {}),
+    BOXD_TOKEN_FD: String(TOKEN_FD),
+    BOXD_SOCKET: layout.socketName,
+    BOXD_SOCKET_DIR_FD: String(SOCKET_DIR_FD),
+    // killStrays finds a box's processes by it.
     BOXD_INSTANCE_ID: layout.instanceId,
-    BOXD_ROOT: layout.workspace,
-    BOXD_HOST: "127.0.0.1",
-    BOXD_PORT: "0",
+    BOXD_ROOT: bubblewrap ? boxMounts.workspace : layout.workspace,
     LOG_LEVEL: options.command.logLevel,
   };
   const log = await open(layout.logFile, "a", 0o600);
-  const info =
-    options.isolation === "bubblewrap" ? await open(layout.bwrapInfoFile, "w", 0o600) : undefined;
+  const info = bubblewrap ? await open(layout.bwrapInfoFile, "w", 0o600) : undefined;
+  const socketDir = await open(layout.socketFolder, "r");
   try {
     // A box gets exactly this env; apps whose ambient types demand NODE_ENV in every env
     // (Next.js) would refuse the literal's type, though nothing reads NODE_ENV in a box.
-    const launch = {
+    const launch: SpawnOptions = {
       cwd: layout.workspace,
       env: env as unknown as NodeJS.ProcessEnv,
       detached: true,
-    } as const;
-    const child =
-      info === undefined
-        ? spawn(argv[0] ?? process.execPath, argv.slice(1), {
-            ...launch,
-            stdio: ["ignore", log.fd, log.fd],
-          })
-        : spawn(
-            options.bwrapPath,
-            [
-              ...bubblewrapArgv({
-                dataDir: options.dataDir,
-                workspace: layout.workspace,
-                hidden: options.hidden,
-                needed: boxdFiles(options.command.entry),
-              }),
-              ...argv,
-            ],
-            { ...launch, stdio: ["ignore", log.fd, log.fd, info.fd] },
-          );
+      stdio: [
+        "ignore",
+        log.fd,
+        log.fd,
+        info?.fd ?? "ignore",
+        "pipe",
+        socketDir.fd,
+        options.network.mode === "egress" ? "pipe" : "ignore",
+      ],
+    };
+    const argv = bubblewrap ? bubblewrapCommand(options) : boxdArgv(options.command);
+    const child = spawn(argv[0] ?? process.execPath, argv.slice(1), launch);
     // Watched before the first await: a failed spawn emits "error" on the next tick.
     const exit = watchExit(child);
+    const tokenPipe = stdioAt(child, TOKEN_FD) as Writable | undefined;
+    tokenPipe?.on("error", () => undefined);
+    tokenPipe?.end(options.token);
     // Neither the child nor its stdio may keep this process alive.
     child.unref();
     return { child, exit };
@@ -174,6 +204,40 @@ async function spawnDetached(
     // The child holds its own copies: ours would only keep the files open.
     await log.close();
     await info?.close();
+    await socketDir.close();
+  }
+}
+
+/** The child's end of one of its extra descriptors, if it is a pipe. */
+function stdioAt(child: ChildProcess, fd: number): Readable | Writable | undefined {
+  return (child.stdio as readonly (Readable | Writable | null | undefined)[])[fd] ?? undefined;
+}
+
+/** bwrap with its sandbox's arguments, then node running the bundle at /opt/berth. */
+function bubblewrapCommand(options: StartBoxdOptions): string[] {
+  const { entry } = options.command;
+  const bundle = dirname(entry);
+  return [
+    options.bwrapPath,
+    ...bubblewrapArgv({
+      workspace: options.layout.workspace,
+      bundle,
+      nodePty: nodePtyFolder(entry),
+      node: process.execPath,
+      etc: options.layout.etcFolder,
+    }),
+    realpathSync(process.execPath),
+    ...boxdNodeFlags(entry),
+    join(boxMounts.bundle, basename(entry)),
+  ];
+}
+
+/** node-pty's package folder as the bundle resolves it, if it does. */
+function nodePtyFolder(entry: string): string | undefined {
+  try {
+    return dirname(createRequire(entry).resolve("node-pty/package.json"));
+  } catch {
+    return undefined;
   }
 }
 
@@ -193,15 +257,14 @@ function watchExit(child: ChildProcess): ExitWatch {
   return { reason: () => reason };
 }
 
-async function waitForPort(wait: {
+async function waitForListening(wait: {
   readonly layout: BoxLayout;
   readonly offset: number;
   readonly exit: ExitWatch;
   readonly deadline: number;
-}): Promise<number> {
+}): Promise<void> {
   for (;;) {
-    const port = await findListeningPort(wait.layout.logFile, wait.offset);
-    if (port !== undefined) return port;
+    if ((await findListeningSocket(wait.layout.logFile, wait.offset)) !== undefined) return;
     const exited = wait.exit.reason();
     if (exited !== undefined) {
       throw await startFailure({ layout: wait.layout, reason: `boxd ${exited} before listening` });
@@ -240,34 +303,31 @@ async function boxPid(started: {
 
 async function waitForHealth(wait: {
   readonly layout: BoxLayout;
-  readonly port: number;
+  readonly socketPath: string;
   readonly token: string;
   readonly deadline: number;
   readonly exit: ExitWatch;
 }): Promise<void> {
+  const { layout, socketPath, token } = wait;
   for (;;) {
-    if (
-      await isHealthy({ port: wait.port, instanceId: wait.layout.instanceId, token: wait.token })
-    ) {
-      return;
-    }
+    if (await isHealthy({ socketPath, instanceId: layout.instanceId, token })) return;
     const exited = wait.exit.reason();
     if (exited !== undefined || Date.now() >= wait.deadline) {
-      const reason = `boxd on port ${String(wait.port)} does not answer healthz${exited === undefined ? "" : ` (${exited})`}`;
-      throw await startFailure({ layout: wait.layout, reason });
+      const reason = `boxd on ${socketPath} does not answer healthz${exited === undefined ? "" : ` (${exited})`}`;
+      throw await startFailure({ layout, reason });
     }
     await delay(POLL_MS);
   }
 }
 
-/** boxd answers /healthz on that port as this box (not some other process that took the port). */
+/** boxd answers /healthz on that socket as this box (not some other process that took it). */
 export async function isHealthy(probe: {
-  readonly port: number;
+  readonly socketPath: string;
   readonly instanceId: string;
   readonly token: string;
 }): Promise<boolean> {
   const client = createBoxClient({
-    baseUrl: `http://127.0.0.1:${String(probe.port)}`,
+    socketPath: probe.socketPath,
     token: probe.token,
     timeoutMs: 2_000,
   });
@@ -341,15 +401,12 @@ async function waitUntilGone(boxd: BoxdProcess, timeoutMs: number): Promise<bool
 /**
  * Kills every process still serving this box once its recorded boxd is stopped or dead: a
  * control plane that died between starting boxd and recording it leaves one behind, and two
- * boxd must never serve one workspace. They are found by the BOXD_INSTANCE_ID and BOXD_ROOT
- * they were started with (bubblewrap's own processes carry them too, so the sandbox init dies,
- * and its whole box with it). Returns the pids killed.
+ * boxd must never serve one workspace. They are found by the BOXD_INSTANCE_ID they were started
+ * with (an id is unique; bubblewrap's own processes and the box's slirp4netns carry it too, so
+ * the sandbox init dies, and its whole box with it). Returns the pids killed.
  */
 export async function killStrays(layout: BoxLayout): Promise<number[]> {
-  const strays = await pidsWithEnvironment([
-    `BOXD_INSTANCE_ID=${layout.instanceId}`,
-    `BOXD_ROOT=${layout.workspace}`,
-  ]);
+  const strays = await pidsWithEnvironment([`BOXD_INSTANCE_ID=${layout.instanceId}`]);
   for (const pid of strays) {
     if (leadsProcessGroup(pid)) sendSignal(-pid, "SIGKILL");
     sendSignal(pid, "SIGKILL");

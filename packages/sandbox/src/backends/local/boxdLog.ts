@@ -33,14 +33,17 @@ async function readRange(path: string, range: { readonly from: number; readonly 
   }
 }
 
-/** The port of the first `listening` line written after `offset`, if there is one yet. */
-export async function findListeningPort(path: string, offset: number): Promise<number | undefined> {
+/** The socket of the first `listening` line written after `offset`, if there is one yet. */
+export async function findListeningSocket(
+  path: string,
+  offset: number,
+): Promise<string | undefined> {
   const text = await readRange(path, { from: offset, limit: READ_LIMIT });
   for (const line of text.split("\n")) {
     if (!line.includes('"listening"')) continue;
     try {
-      const entry = JSON.parse(line) as { msg?: unknown; port?: unknown };
-      if (entry.msg === "listening" && typeof entry.port === "number") return entry.port;
+      const entry = JSON.parse(line) as { msg?: unknown; socket?: unknown };
+      if (entry.msg === "listening" && typeof entry.socket === "string") return entry.socket;
     } catch {
       // A line still being written: read again on the next poll.
     }

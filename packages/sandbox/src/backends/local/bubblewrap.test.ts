@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { bubblewrapArgv, foldersToHide, foldersToKeep } from "./bubblewrap.ts";
+import { bubblewrapArgv } from "./bubblewrap.ts";
 
 const paths = {
-  dataDir: "/srv/berth",
   workspace: "/srv/berth/boxes/box-a/workspace",
-  hidden: ["/root"],
+  bundle: "/home/dev/berth/apps/boxd/dist",
+  nodePty: "/home/dev/berth/node_modules/.pnpm/node-pty@1.1.0/node_modules/node-pty",
+  node: process.execPath,
+  etc: "/srv/berth/boxes/box-a/etc",
 };
 
 describe("bubblewrapArgv", () => {
@@ -12,59 +14,43 @@ describe("bubblewrapArgv", () => {
   const at = (...flag: string[]) =>
     argv.findIndex((_, index) => flag.every((part, offset) => argv[index + offset] === part));
 
-  it("unshares pid, ipc and uts, drops every capability, and never dies with its parent", () => {
-    for (const flag of ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session"]) {
+  it("unshares pid, ipc, uts and the network, drops every capability, never dies with its parent", () => {
+    for (const flag of [
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-net",
+      "--new-session",
+    ]) {
       expect(argv).toContain(flag);
     }
     expect(at("--cap-drop", "ALL")).toBeGreaterThanOrEqual(0);
     expect(argv).not.toContain("--die-with-parent");
-    expect(argv).not.toContain("--unshare-net");
     expect(argv.at(-1)).toBe("--");
   });
 
-  it("mounts the host read-only, then hides the data folder and binds back only the workspace", () => {
-    const root = at("--ro-bind", "/", "/");
-    const hideHome = at("--tmpfs", "/root");
-    const hideData = at("--tmpfs", paths.dataDir);
-    const bind = at("--bind", paths.workspace, paths.workspace);
-    const readOnly = at("--remount-ro", paths.dataDir);
-    expect(root).toBe(argv.indexOf("--ro-bind"));
-    expect([root, hideHome, hideData, bind, readOnly].every((index) => index >= 0)).toBe(true);
-    expect(root < hideHome && hideHome < hideData && hideData < bind && bind < readOnly).toBe(true);
-    for (const fresh of [
-      ["--proc", "/proc"],
-      ["--dev", "/dev"],
-      ["--tmpfs", "/tmp"],
-      ["--tmpfs", "/run"],
-    ]) {
-      expect(at(...fresh)).toBeGreaterThan(root);
+  it("builds a root of its own: never the host's /, the data folder or the checkout", () => {
+    expect(at("--ro-bind", "/", "/")).toBe(-1);
+    // Every host path bound is a system folder, an allowed /etc entry, or one of the box's own.
+    const sources = argv.flatMap((part, index) =>
+      ["--ro-bind", "--ro-bind-try", "--bind"].includes(part) ? [argv[index + 1] ?? ""] : [],
+    );
+    for (const source of sources) {
+      const allowed =
+        /^\/(usr|bin|sbin|lib|lib32|lib64|libx32)(\/|$)/.test(source) ||
+        (source.startsWith("/etc/") && !/shadow|ssh|sudoers|ssl\/private/.test(source)) ||
+        [paths.workspace, paths.bundle, paths.nodePty].includes(source) ||
+        source.startsWith(`${paths.etc}/`);
+      expect(allowed, source).toBe(true);
     }
-    expect(at("--chdir", paths.workspace)).toBeGreaterThanOrEqual(0);
-  });
-});
-
-describe("foldersToHide", () => {
-  it("keeps visible a folder that holds what boxd needs, and refuses a data folder that does", () => {
-    const needed = ["/usr/bin/node", "/home/dev/berth/apps/boxd/src/main.ts"];
-    expect(foldersToHide({ dataDir: "/srv/berth", requested: ["/home/dev", "/"], needed })).toEqual(
-      [],
-    );
-    expect(() => foldersToHide({ dataDir: "/home/dev/berth", requested: [], needed })).toThrow(
-      /boxd needs/,
-    );
-  });
-});
-
-describe("foldersToKeep", () => {
-  it("binds back the top folder of each needed file under /tmp or /run, and nothing else", () => {
-    expect(
-      foldersToKeep([
-        "/usr/bin/node",
-        "/tmp/clone/apps/boxd/src/main.ts",
-        "/tmp/clone/node_modules/tsx/dist/loader.mjs",
-        "/run/x/y",
-      ]),
-    ).toEqual(["/run/x", "/tmp/clone"]);
-    expect(foldersToKeep(["/work/main/apps/boxd/src/main.ts"])).toEqual([]);
+    expect(at("--bind", paths.workspace, "/workspace")).toBeGreaterThan(0);
+    expect(at("--ro-bind", paths.bundle, "/opt/berth/boxd")).toBeGreaterThan(0);
+    expect(at("--ro-bind", paths.nodePty, "/opt/berth/node_modules/node-pty")).toBeGreaterThan(0);
+    expect(at("--ro-bind", `${paths.etc}/resolv.conf`, "/etc/resolv.conf")).toBeGreaterThan(0);
+    for (const fresh of ["/tmp", "/var/tmp", "/run", "/home"])
+      expect(at("--tmpfs", fresh)).toBeGreaterThan(0);
+    // The root itself turns read-only after every mount is made.
+    expect(at("--remount-ro", "/")).toBeGreaterThan(at("--bind", paths.workspace, "/workspace"));
+    expect(at("--chdir", "/workspace")).toBeGreaterThan(0);
   });
 });

@@ -10,6 +10,8 @@ const localBackendEnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => value === "true" || value === "1"),
+  /** What a bubblewrap box's commands reach of the network: `none` or `egress` (boxNetwork.ts). */
+  BERTH_BOX_NETWORK: z.enum(["none", "egress"]).default("egress"),
   PATH: z.string().min(1).default("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
   HOME: z.string().min(1).optional(),
   LANG: z.string().optional(),

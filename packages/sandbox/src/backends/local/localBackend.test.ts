@@ -156,9 +156,9 @@ describe("LocalBackend", () => {
     expect(argv.slice(1, 1 + flags.length)).toEqual(flags);
     // The token is derived, never stored.
     const folder = layoutOf(instanceId).folder;
-    for (const name of await readdir(folder)) {
-      if (name === "workspace") continue;
-      expect(await readFile(join(folder, name), "utf8")).not.toContain(secret);
+    for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+      if (!entry.isFile() || entry.parentPath.startsWith(layoutOf(instanceId).workspace)) continue;
+      expect(await readFile(join(entry.parentPath, entry.name), "utf8")).not.toContain(secret);
     }
   });
 
@@ -194,20 +194,16 @@ describe("LocalBackend", () => {
       const bLayout = layoutOf(b.instanceId);
       expect((await recordOf(a.instanceId)).isolation).toBe("bubblewrap");
 
-      // B's folder cannot be listed or read; the boxes folder shows A alone, and A's own folder
-      // only its workspace (its record and log are not the box's to see or change).
-      for (const target of [bLayout.folder, bLayout.workspace]) {
-        expect((await boxA.exec({ argv: ["ls", target] })).exitCode).not.toBe(0);
+      // A's root holds none of the host's folders: not B's, not the data folder, not even A's
+      // own record and log. Its workspace is /workspace.
+      for (const target of [bLayout.folder, bLayout.workspace, dataDir, layoutOf(a.instanceId).folder]) {
+        expect((await boxA.exec({ argv: ["ls", target] })).exitCode, target).not.toBe(0);
       }
       expect(
         (await boxA.exec({ argv: ["cat", join(bLayout.workspace, "secret.txt")] })).exitCode,
       ).not.toBe(0);
-      expect((await boxA.exec({ argv: ["ls", boxesFolder(dataDir)] })).stdout.trim()).toBe(
-        a.instanceId,
-      );
-      expect((await boxA.exec({ argv: ["ls", layoutOf(a.instanceId).folder] })).stdout.trim()).toBe(
-        "workspace",
-      );
+      await boxA.write({ path: "mine.txt", content: "a" });
+      expect((await boxA.exec({ argv: ["ls", "/workspace"] })).stdout.trim()).toBe("mine.txt");
 
       // Processes: /proc holds only A's own (pid 1 is the sandbox's init); none is B's.
       const pids = (await sh("for d in /proc/[0-9]*; do echo ${d#/proc/}; done")).stdout
@@ -230,35 +226,34 @@ describe("LocalBackend", () => {
       if (ps.exitCode === 0)
         expect(ps.stdout.trim().split(/\s+/).map(Number)).not.toContain(bHostPids[0]);
 
-      // Writes outside the workspace fail and leave nothing on the host.
+      // Writes outside the workspace fail (the root is read-only) and leave nothing on the host.
       const nonce = randomBytes(4).toString("hex");
       const outside = [
         join(repoRoot, `escape-${nonce}`),
         `/etc/berth-escape-${nonce}`,
+        `/berth-escape-${nonce}`,
         join(bLayout.workspace, `planted-${nonce}`),
         join(dataDir, `planted-${nonce}`),
-        // The data folder is an empty, read-only stand-in in the box: not even A's own record.
-        layoutOf(a.instanceId).recordFile,
       ];
       for (const target of outside) {
         expect(
           (await boxA.exec({ argv: ["sh", "-c", `echo x >> "$1"`, "sh", target] })).exitCode,
         ).not.toBe(0);
       }
-      for (const target of outside.slice(0, 4)) expect(await exists(target)).toBe(false);
+      for (const target of outside) expect(await exists(target)).toBe(false);
       expect((await recordOf(a.instanceId)).instanceId).toBe(a.instanceId);
 
-      // Root in the box holds no capabilities (it could otherwise unmount what hides B), and the
-      // host's /run (Docker, PostgreSQL and D-Bus sockets) is hidden.
+      // Root in the box holds no capabilities (it could otherwise remount its read-only root),
+      // and the host's /run (Docker, PostgreSQL and D-Bus sockets) is not there.
       expect((await sh("grep CapEff /proc/self/status")).stdout).toMatch(/CapEff:\s+0+\s*$/);
-      expect((await sh("ls -A /run | grep -v '^systemd$' || true")).stdout.trim()).toBe("");
-      expect((await sh(`umount ${boxesFolder(dataDir)}`)).exitCode).not.toBe(0);
+      expect((await sh("ls -A /run")).stdout.trim()).toBe("");
+      expect((await sh("mount -o remount,rw /")).exitCode).not.toBe(0);
 
-      // The operator's home (SSH keys, cloud credentials) is hidden too, unless boxd lives there.
+      // The operator's home (SSH keys, cloud credentials) is not there: the box has its own.
       const home = homedir();
-      if (![repoRoot, process.execPath].some((path) => path.startsWith(`${home}/`))) {
+      if (home !== "/home/box")
         expect((await boxA.exec({ argv: ["ls", "-A", home] })).stdout.trim()).toBe("");
-      }
+      expect((await sh("echo $HOME")).stdout.trim()).toBe("/home/box");
 
       // B is unaffected.
       expect((await boxB.read({ path: "secret.txt" })).content).toBe("b's secret");

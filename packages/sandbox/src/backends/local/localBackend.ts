@@ -21,8 +21,9 @@ import {
   type BoxRecord,
 } from "./boxFolder.ts";
 import { withBoxLock } from "./boxLock.ts";
-import { boxdFiles, isHealthy, killStrays, startBoxd, stopBoxd } from "./boxProcess.ts";
-import { foldersToHide, resolveIsolation, type ResolvedIsolation } from "./bubblewrap.ts";
+import { isHealthy, killStrays, startBoxd, stopBoxd } from "./boxProcess.ts";
+import { resolveNetwork } from "./boxNetwork.ts";
+import { resolveIsolation, type ResolvedIsolation } from "./bubblewrap.ts";
 import { instanceIdFor, isInstanceId } from "./instanceIds.ts";
 import { toBackendError } from "./localErrors.ts";
 import { settingsFrom, type LocalBackendOptions, type Settings } from "./localSettings.ts";
@@ -133,7 +134,7 @@ export class LocalBackend implements Backend {
         });
       }
       const client = createBoxClient({
-        baseUrl: `http://127.0.0.1:${String(record.boxd.port)}`,
+        socketPath: record.boxd.socketPath,
         token: this.#token(instanceId),
       });
       this.#remember(instanceId, { boxd: record.boxd, recordFile: layout.recordFile, client });
@@ -185,6 +186,7 @@ export class LocalBackend implements Backend {
       metadata: record.metadata,
       createdAt: new Date(record.createdAt),
       isolation: record.isolation,
+      network: record.network,
       state: await this.#state(layout, record),
     };
   }
@@ -221,11 +223,13 @@ export class LocalBackend implements Backend {
     await this.#checkCapacity(layout.instanceId);
     await mkdir(layout.workspace, { recursive: true, mode: 0o700 });
     const record: BoxRecord = {
-      format: 1,
+      format: 2,
       instanceId: layout.instanceId,
       metadata,
       createdAt: new Date().toISOString(),
       isolation,
+      // Decided at each start (a box made before egress was set up gets it once it is).
+      network: isolation === "bubblewrap" ? "none" : "host",
       boxd: null,
     };
     await writeBoxRecord(layout, record);
@@ -279,7 +283,7 @@ export class LocalBackend implements Backend {
     }
     const token = this.#token(instanceId);
     if (record.boxd !== null && (await isRunning(record.boxd))) {
-      if (await isHealthy({ port: record.boxd.port, instanceId, token })) return;
+      if (await isHealthy({ socketPath: record.boxd.socketPath, instanceId, token })) return;
       this.#settings.logger.warn(
         { instanceId, pid: record.boxd.pid },
         "boxd runs but fails healthz: restarting it",
@@ -287,29 +291,25 @@ export class LocalBackend implements Backend {
     }
     await this.#stop(layout, record.boxd);
     const isolation = await this.#isolationFor(record);
+    const { network, gid } = await resolveNetwork({
+      requested: this.#settings.network,
+      isolated: isolation === "bubblewrap",
+      logger: this.#settings.logger,
+    });
     await this.#checkCapacity(instanceId);
-    const dataDir = await this.#root();
     const boxd = await startBoxd({
       layout,
       token,
       command: { entry: this.#settings.boxdEntry, logLevel: this.#settings.boxdLogLevel },
       isolation,
       bwrapPath: this.#settings.bwrapPath,
-      dataDir,
-      hidden:
-        isolation === "bubblewrap"
-          ? foldersToHide({
-              dataDir,
-              requested: this.#settings.hiddenPaths,
-              needed: boxdFiles(this.#settings.boxdEntry),
-            })
-          : [],
+      network: { mode: network, ...(gid === undefined ? {} : { gid }) },
       env: this.#settings.boxEnv,
       timeoutMs: this.#settings.startTimeoutMs,
     });
-    await writeBoxRecord(layout, { ...record, isolation, boxd });
+    await writeBoxRecord(layout, { ...record, isolation, network, boxd });
     this.#settings.logger.info(
-      { instanceId, pid: boxd.pid, port: boxd.port, isolation },
+      { instanceId, pid: boxd.pid, socket: boxd.socketPath, isolation, network },
       "boxd started",
     );
   }

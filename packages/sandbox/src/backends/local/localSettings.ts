@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { BackendError } from "../../spawner/backend.ts";
 import type { BoxdLogLevel } from "./boxProcess.ts";
+import type { BoxNetworkMode } from "./boxNetwork.ts";
 import type { LocalIsolation } from "./bubblewrap.ts";
 import { inheritedBoxEnv, readLocalBackendEnv } from "./env.ts";
 import { defaultBoxdEntry } from "./boxdEntry.ts";
@@ -11,7 +12,7 @@ export interface LocalBackendOptions {
   readonly dataDir: string;
   /** BERTH_SECRET: each box's token is HMAC(secret, instanceId), derived when needed, never stored. */
   readonly secret: string;
-  /** boxd's entry (default: the bundle apps/boxd/dist/main.mjs when fresh, else its source via tsx). */
+  /** boxd's built entry (default: the bundle apps/boxd/dist/main.mjs); sources never run a box. */
   readonly boxdEntry?: string;
   readonly isolation: LocalIsolation;
   readonly logger?: LocalBackendLogger;
@@ -24,10 +25,11 @@ export interface LocalBackendOptions {
   /** The bwrap binary (default "bwrap" on PATH). */
   readonly bwrapPath?: string;
   /**
-   * Folders a bubblewrap box must not see, each hidden behind an empty tmpfs (default: the
-   * control plane's HOME — SSH keys, cloud credentials). One that holds node or boxd stays visible.
+   * What a bubblewrap box's commands reach of the network (default: BERTH_BOX_NETWORK, else
+   * egress): `none`, only the box's own loopback; `egress`, outbound access through slirp4netns
+   * kept off the host's addresses, or `none` where that cannot be given (boxNetwork.ts).
    */
-  readonly hiddenPaths?: readonly string[];
+  readonly network?: BoxNetworkMode;
   readonly boxdLogLevel?: BoxdLogLevel;
   /** Whether this is CI, where "auto" requires bubblewrap (default: the CI variable). */
   readonly ci?: boolean;
@@ -43,7 +45,7 @@ export interface Settings {
   readonly startTimeoutMs: number;
   readonly stopGraceMs: number;
   readonly bwrapPath: string;
-  readonly hiddenPaths: readonly string[];
+  readonly network: BoxNetworkMode;
   readonly boxdLogLevel: BoxdLogLevel;
   readonly ci: boolean;
   readonly boxEnv: Readonly<Record<string, string>>;
@@ -70,7 +72,7 @@ export function settingsFrom(options: LocalBackendOptions): Settings {
     startTimeoutMs: options.startTimeoutMs ?? 30_000,
     stopGraceMs: options.stopGraceMs ?? 3_000,
     bwrapPath: options.bwrapPath ?? "bwrap",
-    hiddenPaths: options.hiddenPaths ?? (env.HOME === undefined ? [] : [env.HOME]),
+    network: options.network ?? env.BERTH_BOX_NETWORK,
     boxdLogLevel: options.boxdLogLevel ?? "info",
     ci: options.ci ?? env.CI,
     boxEnv: inheritedBoxEnv(env),
