@@ -22,6 +22,8 @@ export type ResolvedNetwork = BoxNetworkMode | "host";
  * made by the start and test commands (scripts/lib/egressFirewall.sh), as root.
  */
 export const EGRESS_GROUP = "berth-egress";
+/** The variable that marks a box's slirp4netns with its instance id. */
+export const NETWORK_HELPER_VARIABLE = "BERTH_NETWORK_OF";
 export const EGRESS_TABLE = "berth_egress";
 
 export type EgressProbe =
@@ -133,8 +135,8 @@ export async function startEgress(options: {
       "tap0",
     ],
     {
-      // The stray-process scan finds a box's processes by this variable.
-      env: { BOXD_INSTANCE_ID: options.instanceId },
+      // A stopped box's helper is found (and ended) by this variable (boxProcess's killStrays).
+      env: { [NETWORK_HELPER_VARIABLE]: options.instanceId },
       gid: options.gid,
       uid: 0,
       detached: true,

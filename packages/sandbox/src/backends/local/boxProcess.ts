@@ -15,7 +15,7 @@ import {
 } from "./boxFolder.ts";
 import { bundleProblemOf } from "./boxdEntry.ts";
 import { findListeningSocket, lastLines, logSize, rotateIfLarge } from "./boxdLog.ts";
-import { startEgress, type ResolvedNetwork } from "./boxNetwork.ts";
+import { NETWORK_HELPER_VARIABLE, startEgress, type ResolvedNetwork } from "./boxNetwork.ts";
 import { boxMounts, writeBoxEtc } from "./boxRoot.ts";
 import { bubblewrapArgv, type ResolvedIsolation } from "./bubblewrap.ts";
 import {
@@ -402,10 +402,13 @@ async function waitUntilGone(boxd: BoxdProcess, timeoutMs: number): Promise<bool
  * Kills every process still serving this box once its recorded boxd is stopped or dead: a
  * control plane that died between starting boxd and recording it leaves one behind, and two
  * boxd must never serve one workspace. They are found by the BOXD_INSTANCE_ID they were started
- * with (an id is unique; bubblewrap's own processes and the box's slirp4netns carry it too, so
- * the sandbox init dies, and its whole box with it). Returns the pids killed.
+ * with (an id is unique; bubblewrap's own processes carry it too, so the sandbox init dies, and
+ * its whole box with it). Returns the pids killed.
  */
 export async function killStrays(layout: BoxLayout): Promise<number[]> {
+  // The box's slirp4netns exits when the box does; one still there is ended quietly.
+  const helpers = await pidsWithEnvironment([`${NETWORK_HELPER_VARIABLE}=${layout.instanceId}`]);
+  for (const pid of helpers) sendSignal(pid, "SIGKILL");
   const strays = await pidsWithEnvironment([`BOXD_INSTANCE_ID=${layout.instanceId}`]);
   for (const pid of strays) {
     if (leadsProcessGroup(pid)) sendSignal(-pid, "SIGKILL");
