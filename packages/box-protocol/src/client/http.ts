@@ -70,11 +70,14 @@ export async function send(context: ClientContext, options: SendOptions): Promis
   return response;
 }
 
-/** fetch's `dispatcher` option: Node's fetch dials through an undici dispatcher (the socket's pool). */
+/**
+ * fetch's `dispatcher` option: Node's fetch dials through an undici dispatcher (the socket's
+ * pool). Typed apart: the DOM's RequestInit, which a browser-facing build sees, has no such field.
+ */
 export function dispatchedBy(context: ClientContext): RequestInit {
   if (context.dispatcher === undefined) return {};
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- the npm undici's Agent, for the undici inside Node: one interface, two copies of the class
-  return { dispatcher: context.dispatcher };
+  const init: RequestInit & { readonly dispatcher: unknown } = { dispatcher: context.dispatcher };
+  return init;
 }
 
 /** A JSON operation: the request checked against the shared schema, the reply parsed by it. */

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import type { Readable } from "node:stream";
@@ -123,6 +123,15 @@ export async function startEgress(options: {
   readonly lifeline: Readable;
   readonly timeoutMs: number;
 }): Promise<ChildProcess> {
+  const launch: SpawnOptions = {
+    // A stopped box's helper is found (and ended) by this variable (boxProcess's killStrays).
+    // Exactly this env: Next.js's ambient types demand NODE_ENV in every env, nothing reads it.
+    env: { [NETWORK_HELPER_VARIABLE]: options.instanceId } as unknown as NodeJS.ProcessEnv,
+    gid: options.gid,
+    uid: 0,
+    detached: true,
+    stdio: ["ignore", "ignore", "ignore", options.lifeline, "pipe"],
+  };
   const child = spawn(
     "slirp4netns",
     [
@@ -134,17 +143,11 @@ export async function startEgress(options: {
       String(options.boxPid),
       "tap0",
     ],
-    {
-      // A stopped box's helper is found (and ended) by this variable (boxProcess's killStrays).
-      env: { [NETWORK_HELPER_VARIABLE]: options.instanceId },
-      gid: options.gid,
-      uid: 0,
-      detached: true,
-      stdio: ["ignore", "ignore", "ignore", options.lifeline, "pipe"],
-    },
+    launch,
   );
   child.unref();
-  const ready = child.stdio[4] as Readable;
+  const ready = (child.stdio as readonly (Readable | null | undefined)[])[4];
+  if (ready === null || ready === undefined) throw new Error("slirp4netns got no ready pipe");
   const deadline = AbortSignal.timeout(options.timeoutMs);
   try {
     await Promise.race([
