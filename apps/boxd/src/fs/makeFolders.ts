@@ -109,10 +109,19 @@ export async function makeFolders(
         step = await enterOrMake(parent, resolved.name);
         if (step.kind === "symlink") throw changedMeanwhile(shownPath);
       }
-      if (step.made && anchor === undefined) anchor = await reopen(parent);
-      if (anchor !== undefined) links.push({ name: step.name, made: step.made, ino: step.ino });
+      const entered = step;
+      if (entered.made && anchor === undefined) {
+        anchor = await reopen(parent).catch(async (error: unknown) => {
+          // No handle to take it back through later (out of descriptors?): taken back now.
+          await entered.handle.close();
+          await rmdir(at(parent, entered.name)).catch(() => undefined);
+          throw error;
+        });
+      }
+      if (anchor !== undefined)
+        links.push({ name: entered.name, made: entered.made, ino: entered.ino });
       await directory.close();
-      directory = step.handle;
+      directory = entered.handle;
     }
     await root.assertInside(directory, shownPath);
     return new MadeFolders(anchor, links);
