@@ -4,7 +4,7 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { overAccountLimit } from "./accountThrottle.ts";
-import { parseAuthBody, profileUpdateSchema } from "./authInput.ts";
+import { parseAuthBody, profileUpdateSchema, refuseNulFields } from "./authInput.ts";
 import { refuseForeignOrigin } from "./originGuard.ts";
 import { hashPassword, verifyPassword } from "./passwordHash.ts";
 import { deriveSecret } from "./secrets.ts";
@@ -99,6 +99,7 @@ export function createAuth(options: AuthOptions) {
         // Only a request that arrived over HTTP: Berth's own calls (reading a session) have none.
         if (ctx.request !== undefined)
           refuseForeignOrigin(ctx.request.method, ctx.headers, options.trustedOrigins);
+        refuseNulFields({ body: ctx.body, query: ctx.query });
         if (ctx.path === "/sign-in/email") {
           const email: unknown = (ctx.body as { email?: unknown } | undefined)?.email;
           if (
