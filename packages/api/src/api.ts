@@ -18,6 +18,7 @@ import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import { TokenCache } from "./auth/tokenCache.ts";
 import type { ApiEnv } from "./env.ts";
 import { createFileTransfers } from "./files/fileTransfers.ts";
+import { compileTrustedProxies, type TrustedProxies } from "./http/clientAddress.ts";
 import { createTrpcHandler } from "./http/trpcHandler.ts";
 import { defaultApiLogger, type ApiLogger } from "./logger.ts";
 import { appRouter } from "./root.ts";
@@ -35,6 +36,8 @@ export interface BerthApi {
   handleFiles(request: Request): Promise<Response>;
   /** Resolves the caller from the request's cookie or bearer token. */
   createContext(request: { headers: Headers }): Promise<ApiContext>;
+  /** BERTH_TRUSTED_PROXIES, compiled: whose X-Forwarded-For an HTTP edge believes. */
+  readonly trustedProxies: TrustedProxies;
   /** Resolves once the settles and holder releases queued behind answers sent have landed. */
   settled(): Promise<void>;
   /** Whether this process answers API tokens from its cache now (its LISTEN connection is up). */
@@ -80,7 +83,11 @@ export function createBerthApi(
     publicUrl: env.BERTH_PUBLIC_URL,
     trustedOrigins: origins,
     signUp: env.BERTH_SIGNUP,
-    signInLimit: { max: env.BERTH_SIGNIN_ATTEMPTS_PER_MINUTE, windowSeconds: 60 },
+    signInLimits: {
+      perAddress: { max: env.BERTH_SIGNIN_ATTEMPTS_PER_MINUTE, windowSeconds: 60 },
+      perAccount: { max: env.BERTH_SIGNIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR, windowSeconds: 3600 },
+    },
+    clock,
   });
   const build: BuildInfo = {
     version: env.BERTH_VERSION,
@@ -115,6 +122,7 @@ export function createBerthApi(
     auth,
     handleAuth: (request) => auth.handler(request),
     createContext,
+    trustedProxies: compileTrustedProxies(env.BERTH_TRUSTED_PROXIES),
     handleTrpc: createTrpcHandler({ router: appRouter, createContext, logger }),
     handleFiles: createFileTransfers({
       createContext,
