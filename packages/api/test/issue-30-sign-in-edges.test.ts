@@ -1,13 +1,13 @@
 import { ManualClock } from "@berth/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { throttleSignIn } from "../src/auth/signInThrottle.ts";
-import { serveApi, type BerthApi, type ServedApi } from "../src/index.ts";
+import { invitationHeader, serveApi, type BerthApi, type ServedApi } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
 import { createTestApi, freshAddress, publicUrl, sessionCookie } from "./support/testApi.ts";
-import { createPerson, type Person } from "./support/world.ts";
+import { createPerson, seedWorkspace, type Person } from "./support/world.ts";
 
-// Issue 30, sign-in edges: whose address a sign-in is counted under, and what one address can
-// do to an account. Through the real HTTP edge (serveApi).
+// Issue 30, sign-in edges: whose address a sign-in is counted under, what one address can do
+// to an account, and what the sign-in answer carries. Through the real HTTP edge (serveApi).
 
 const suite = useApiSuite();
 
@@ -238,5 +238,49 @@ describe("the per-account limit", () => {
     ).toThrow(
       /BERTH_SIGNIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR[\s\S]*61 × BERTH_SIGNIN_ATTEMPTS_PER_MINUTE = 305/,
     );
+  });
+});
+
+describe("the sign-in answer", () => {
+  it("carries no session token in its JSON (sign-in and sign-up); the HttpOnly cookie signs in", async () => {
+    const person = await createPerson(suite.api, suite.db, "tokenless");
+    const world = await seedWorkspace(suite.api, suite.db, "tokenless");
+    const signIn = await signInOver(
+      proxied,
+      { email: person.email, password: person.password },
+      { "x-forwarded-for": freshAddress() },
+    );
+    const signUp = await fetch(`${proxied.url}/api/auth/sign-up/email`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        origin: publicUrl,
+        "x-forwarded-for": freshAddress(),
+        [invitationHeader]: world.invitationToken,
+      },
+      body: JSON.stringify({
+        email: "tokenless-new@example.test",
+        name: "New",
+        password: "long-enough-password",
+      }),
+    });
+    for (const [answer, email] of [
+      [signIn, person.email],
+      [signUp, "tokenless-new@example.test"],
+    ] as const) {
+      expect(answer.status).toBe(200);
+      const text = await answer.text();
+      const body = JSON.parse(text) as Record<string, unknown>;
+      expect(body).not.toHaveProperty("token");
+      expect(body).toMatchObject({ user: { email } });
+      const cookie = sessionCookie(answer) ?? "";
+      expect(answer.headers.getSetCookie().join("\n")).toMatch(/HttpOnly/i);
+      // Neither the cookie's token nor the stored one appears anywhere in the body.
+      const token = decodeURIComponent(cookie.split("=")[1] ?? "").split(".")[0] ?? "";
+      expect(token.length).toBeGreaterThan(16);
+      expect(text).not.toContain(token);
+      const me = await fetch(`${proxied.url}/api/trpc/me.get`, { headers: { cookie } });
+      expect(await me.text()).toContain(email);
+    }
   });
 });

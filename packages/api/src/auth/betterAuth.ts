@@ -9,6 +9,7 @@ import { parseAuthBody, profileUpdateSchema } from "./authInput.ts";
 import { refuseForeignOrigin } from "./originGuard.ts";
 import { hashPassword, verifyPassword } from "./passwordHash.ts";
 import { deriveSecret } from "./secrets.ts";
+import { withoutSessionToken } from "./sessionTokenBody.ts";
 import { signInThrottle, type SignInLimits } from "./signInThrottle.ts";
 import { checkSignUpInvitation, claimSignUpInvitation } from "./signUpInvitation.ts";
 
@@ -123,6 +124,11 @@ export function createAuth(options: AuthOptions) {
             now: new Date(),
           });
         return { context: { body } };
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/sign-in/email" && ctx.path !== "/sign-up/email") return;
+        const body = withoutSessionToken(ctx.context.returned);
+        if (body !== undefined) return ctx.json(body);
       }),
     },
   });
