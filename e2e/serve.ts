@@ -27,6 +27,8 @@ const launcher = spawn(
       // One server serves the whole run from one address; the default 5 a minute would make
       // the specs' sign-ins depend on their count and order.
       BERTH_SIGNIN_ATTEMPTS_PER_MINUTE: "50",
+      // Which must stay above what one address may try in an hour (61 × 50).
+      BERTH_SIGNIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR: "5000",
     },
     stdio: "inherit",
   },

@@ -15,7 +15,9 @@ export async function signIn(page: Page) {
 
 /**
  * A tRPC call with the page's own cookie, as another tab (or an agent) would make it; answers
- * the procedure's result (superjson's `json` part).
+ * the procedure's result (superjson's `json` part). It names the page's origin, as a browser
+ * on Berth's page does (Origin, or Sec-Fetch-Site on a GET): a cookie call that reaches a box
+ * is refused without it, reads included.
  */
 export async function call(
   page: Page,
@@ -29,7 +31,7 @@ export async function call(
     kind === "query"
       ? await page.request.get(
           `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
-          { headers: { connection } },
+          { headers: { origin, connection } },
         )
       : await page.request.post(`/api/trpc/${path}`, {
           headers: { origin, "content-type": "application/json", connection },

@@ -119,9 +119,13 @@ describe("git", () => {
         "invalid_name",
       );
     }
-    for (const branch of ["has space", "a..b", "@{-1}", "ends.lock", "x\0y"]) {
+    for (const branch of ["has space", "a..b", "@{-1}", "ends.lock"]) {
       expect(await errorCode(client.gitCheckout({ branch, create: true }))).toBe("invalid_name");
     }
+    // NUL cannot be an argument at all: the request schema refuses it before git is asked.
+    expect(await errorCode(client.gitCheckout({ branch: "x\0y", create: true }))).toBe(
+      "invalid_request",
+    );
     // Pathspec magic is literal: this matches no file rather than every file.
     expect(await errorCode(client.gitAdd({ paths: [":(glob)*"] }))).toBe("git_failed");
 

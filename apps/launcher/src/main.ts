@@ -1,7 +1,6 @@
 // `npm start`: runs Berth on one machine — the dashboard + API (Next.js) and the worker — on
 // DATABASE_URL, or on an embedded PGlite database that this process owns.
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { redactDatabaseUrl } from "@berth/db";
 import { applyMigrations } from "@berth/db/migrate";
@@ -117,7 +116,6 @@ try {
     LOG_LEVEL: env.LOG_LEVEL,
     NEXT_TELEMETRY_DISABLED: "1",
   };
-  const nextBin = createRequire(join(webDir, "package.json")).resolve("next/dist/bin/next");
   const specs = [
     {
       name: "worker",
@@ -127,11 +125,13 @@ try {
       env: childEnv,
     },
     {
+      // Berth's web server (apps/web/src/serve), not `next start`: it sets each request's
+      // client address from the socket and BERTH_TRUSTED_PROXIES, which sign-in throttling reads.
       name: "web",
       command: process.execPath,
-      args: [nextBin, "start", "--port", String(env.PORT), "--hostname", env.HOST],
+      args: ["--import", "tsx", "src/serve/main.ts"],
       cwd: webDir,
-      env: childEnv,
+      env: { ...childEnv, PORT: String(env.PORT), HOST: env.HOST, NODE_ENV: "production" },
     },
   ];
   for (const spec of specs) {

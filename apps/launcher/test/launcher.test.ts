@@ -67,6 +67,20 @@ function postJson(url: string, path: string, body: unknown) {
   });
 }
 
+/** The statuses of wrong-password sign-ins, one per X-Forwarded-For value, in order. */
+async function wrongSignIns(url: string, forwardedFor: readonly string[]): Promise<number[]> {
+  const statuses = [];
+  for (const address of forwardedFor) {
+    const response = await fetch(new URL("/api/auth/sign-in/email", url), {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: url, "x-forwarded-for": address },
+      body: JSON.stringify({ email: "nobody@berth.local", password: "not-the-password" }),
+    });
+    statuses.push(response.status);
+  }
+  return statuses;
+}
+
 /** Signs in over HTTP as a browser would, then asks `me.get` with the session cookie. */
 async function signedInMe(
   url: string,
@@ -74,6 +88,8 @@ async function signedInMe(
 ): Promise<{ cookie: string; workspaces: { id: string; slug: string; role: string }[] }> {
   const signIn = await postJson(url, "/api/auth/sign-in/email", credentials);
   expect(signIn.status).toBe(200);
+  // The session token travels in the HttpOnly cookie only.
+  expect(await signIn.clone().json()).not.toHaveProperty("token");
   const cookie = signIn.headers
     .getSetCookie()
     .map((line) => line.split(";")[0] ?? "")
@@ -172,6 +188,14 @@ describe("the start command on the embedded database", () => {
     });
     const asScript = await createBerthClient({ url: thirdUrl, token }).me.get.query();
     expect(asScript.via).toBe("token");
+
+    // The web server counts sign-ins under the socket's address: a client rotating
+    // X-Forwarded-For (which `next start` would have believed) is still one address, limited.
+    const rotated = await wrongSignIns(
+      thirdUrl,
+      Array.from({ length: 6 }, (_, i) => `10.0.0.${String(i + 1)}`),
+    );
+    expect(rotated.at(-1)).toBe(429);
   });
 
   it("seeds nothing in production mode, which needs BERTH_SECRET", async () => {
@@ -181,6 +205,8 @@ describe("the start command on the embedded database", () => {
         BERTH_DATA_DIR: productionDir,
         PORT: String(await freePort()),
         BERTH_MODE: "production",
+        // As behind a reverse proxy on this machine: its X-Forwarded-For is believed.
+        BERTH_TRUSTED_PROXIES: "127.0.0.1",
       };
       const refused = startLauncher(env);
       started.push(refused);
@@ -196,6 +222,12 @@ describe("the start command on the embedded database", () => {
         password: "anything-at-all",
       });
       expect(response.status).toBe(401);
+
+      // Behind the trusted proxy, each forwarded client is counted apart.
+      const oneClient = Array.from({ length: 6 }, () => "203.0.113.9");
+      expect(await wrongSignIns(url, [...oneClient, "203.0.113.10"])).toEqual([
+        401, 401, 401, 401, 401, 429, 401,
+      ]);
     } finally {
       await rm(productionDir, { recursive: true, force: true });
     }
@@ -257,10 +289,15 @@ describe("the start command on the embedded database", () => {
       const input = encodeURIComponent(
         JSON.stringify({ json: { workspaceId, sessionId, path: "hello.txt" } }),
       );
-      const read = await fetch(new URL(`/api/trpc/fs.read?input=${input}`, url), {
-        headers: { cookie: me.cookie },
-      });
+      // A read reaches the box too: from Berth's own page (as the browser says) it is answered,
+      // from another site's it is refused.
+      const readFrom = (site: string) =>
+        fetch(new URL(`/api/trpc/fs.read?input=${input}`, url), {
+          headers: { cookie: me.cookie, "sec-fetch-site": site },
+        });
+      const read = await readFrom("same-origin");
       expect(JSON.stringify(await read.json())).toContain("from the dashboard's server");
+      expect((await readFrom("cross-site")).status).toBe(403);
       launcher.child.kill("SIGTERM");
       expect(await launcher.exited).toBe(0);
 

@@ -18,6 +18,8 @@ import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import { TokenCache } from "./auth/tokenCache.ts";
 import type { ApiEnv } from "./env.ts";
 import { createFileTransfers } from "./files/fileTransfers.ts";
+import { compileTrustedProxies, type TrustedProxies } from "./http/clientAddress.ts";
+import { fromOwnPages } from "./http/ownOrigin.ts";
 import { createTrpcHandler } from "./http/trpcHandler.ts";
 import { defaultApiLogger, type ApiLogger } from "./logger.ts";
 import { appRouter } from "./root.ts";
@@ -33,8 +35,14 @@ export interface BerthApi {
   handleTrpc(request: Request): Promise<Response>;
   /** Streaming file upload and download under /api/files (files/fileTransfers.ts). */
   handleFiles(request: Request): Promise<Response>;
-  /** Resolves the caller from the request's cookie or bearer token. */
-  createContext(request: { headers: Headers }): Promise<ApiContext>;
+  /**
+   * Resolves the caller from the request's cookie or bearer token. `ownRender` marks the calls
+   * Berth's own server makes while rendering a page (the dashboard's RSC caller): the browser
+   * asked for the page, not for these calls, so they count as coming from Berth's own pages.
+   */
+  createContext(request: { headers: Headers; ownRender?: boolean }): Promise<ApiContext>;
+  /** BERTH_TRUSTED_PROXIES, compiled: whose X-Forwarded-For an HTTP edge believes. */
+  readonly trustedProxies: TrustedProxies;
   /** Resolves once the settles and holder releases queued behind answers sent have landed. */
   settled(): Promise<void>;
   /** Whether this process answers API tokens from its cache now (its LISTEN connection is up). */
@@ -80,14 +88,24 @@ export function createBerthApi(
     publicUrl: env.BERTH_PUBLIC_URL,
     trustedOrigins: origins,
     signUp: env.BERTH_SIGNUP,
-    signInLimit: { max: env.BERTH_SIGNIN_ATTEMPTS_PER_MINUTE, windowSeconds: 60 },
+    signInLimits: {
+      perAddress: { max: env.BERTH_SIGNIN_ATTEMPTS_PER_MINUTE, windowSeconds: 60 },
+      perAccount: { max: env.BERTH_SIGNIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR, windowSeconds: 3600 },
+    },
+    clock,
   });
   const build: BuildInfo = {
     version: env.BERTH_VERSION,
     gitRevision: env.BERTH_GIT_REVISION,
     databaseUrl: env.DATABASE_URL,
   };
-  async function createContext({ headers }: { headers: Headers }): Promise<ApiContext> {
+  async function createContext({
+    headers,
+    ownRender = false,
+  }: {
+    headers: Headers;
+    ownRender?: boolean;
+  }): Promise<ApiContext> {
     const caller = await resolveCaller({ headers, db, auth, clock, tokens }).catch(
       (error: unknown) => {
         if (error instanceof CredentialRefusedError)
@@ -95,7 +113,6 @@ export function createBerthApi(
         throw error;
       },
     );
-    const origin = headers.get("origin");
     return {
       db,
       build,
@@ -103,7 +120,7 @@ export function createBerthApi(
       clock,
       publicUrl: env.BERTH_PUBLIC_URL,
       caller,
-      sameOrigin: origin !== null && origins.includes(origin),
+      sameOrigin: ownRender || fromOwnPages(headers, origins),
       leaseEvents,
       boxes,
       tokens,
@@ -115,6 +132,7 @@ export function createBerthApi(
     auth,
     handleAuth: (request) => auth.handler(request),
     createContext,
+    trustedProxies: compileTrustedProxies(env.BERTH_TRUSTED_PROXIES),
     handleTrpc: createTrpcHandler({ router: appRouter, createContext, logger }),
     handleFiles: createFileTransfers({
       createContext,

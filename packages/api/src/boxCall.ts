@@ -3,7 +3,7 @@ import type { BoxClient } from "@berth/box-protocol";
 import type { BoxHandle } from "@berth/sandbox";
 import { idSchema } from "@berth/validators";
 import { z } from "zod";
-import type { MemberContext } from "./trpc.ts";
+import { requireOwnPages, type MemberContext } from "./trpc.ts";
 
 /** Every box procedure names the session whose box it runs on. */
 export const sessionInput = z.object({ sessionId: idSchema });
@@ -12,6 +12,10 @@ export const sessionInput = z.object({ sessionId: idSchema });
  * Runs one operation on a session of the caller's workspace, through box services (holder,
  * spawn or wait, routing step, admission for writes). The session is looked up with the
  * caller's workspace in the lease SQL itself: another workspace's session is NOT_FOUND.
+ *
+ * A box call by cookie must come from Berth's own pages even when it only reads: reading wakes
+ * the box (a lease, a process, a restore), which another site's page must not make a signed-in
+ * browser do with a GET it can send (an image, a link).
  */
 export function onBox<I extends { workspaceId: string; sessionId: string }, T>(
   ctx: MemberContext,
@@ -22,6 +26,10 @@ export function onBox<I extends { workspaceId: string; sessionId: string }, T>(
     handle: BoxHandle,
   ) => Promise<T>,
 ): Promise<T> {
+  requireOwnPages(
+    ctx,
+    `Cross-site request refused: ${call.name} reaches the session's box, so a signed-in browser may call it only from Berth's own pages (they send Sec-Fetch-Site or Origin); a script uses an API token (Authorization: Bearer …).`,
+  );
   return ctx.boxes.run(
     {
       workspaceId: ctx.workspaceId,

@@ -30,7 +30,10 @@ export interface ApiContext {
   /** The dashboard's own address, for links Berth hands out (invitations). */
   readonly publicUrl: string;
   readonly caller: Caller;
-  /** Whether a cookie-authenticated mutation came from one of Berth's own pages. */
+  /**
+   * Whether the request came from one of Berth's own pages (its Origin, or Sec-Fetch-Site:
+   * same-origin; http/ownOrigin.ts), or from Berth's own server rendering a page.
+   */
   readonly sameOrigin: boolean;
   /** Calls on sessions' live boxes. */
   readonly boxes: BoxAccess;
@@ -172,16 +175,26 @@ export function requireCaller(
       code: "UNAUTHORIZED",
       message: "Sign in, or send an API token as `Authorization: Bearer …`.",
     });
-  if (caller.kind === "user" && type === "mutation" && !ctx.sameOrigin)
-    throw new TRPCError({
-      code: "FORBIDDEN",
-      message: "Cross-site request refused: send mutations from Berth's own pages (Origin header).",
-    });
+  if (type === "mutation")
+    requireOwnPages(
+      ctx,
+      "Cross-site request refused: send mutations from Berth's own pages (Origin header).",
+    );
   const actor: AuditActor =
     caller.kind === "user"
       ? { kind: "user", id: caller.userId }
       : { kind: "token", id: caller.tokenId };
   return { caller, actor };
+}
+
+/**
+ * Refuses a cookie-authenticated request that did not come from Berth's own pages, with
+ * `refusal` saying what to do: what a foreign page can make a browser send with the person's
+ * cookie (CSRF). A bearer token is never sent by a browser on its own and needs no such check.
+ */
+export function requireOwnPages(ctx: ApiContext, refusal: string): void {
+  if (ctx.caller.kind === "user" && !ctx.sameOrigin)
+    throw new TRPCError({ code: "FORBIDDEN", message: refusal });
 }
 
 /**

@@ -35,6 +35,7 @@ export type {
   OperationResponse,
 } from "./operations.ts";
 export { decodeUploadQuery, encodeUploadQuery } from "./uploadQuery.ts";
+export { PATH_LIMITS, pathLimitProblem, pathNames } from "./pathLimits.ts";
 export * from "./schemas/files.ts";
 export * from "./schemas/git.ts";
 export * from "./schemas/exec.ts";

@@ -1,15 +1,16 @@
 import { z } from "zod";
+import { textSchema } from "./text.ts";
 
 // What people type into sign-in, invitation and token forms: checked alike in the browser and
 // at the API edge.
 
-/** A person's or a thing's display name. */
-export const displayNameSchema = z
-  .string()
+/** A person's or a thing's display name (a session's title, a workspace's or a token's name). */
+export const displayNameSchema = textSchema
   .trim()
   .min(1, { error: "must not be empty" })
   .max(100, { error: "must be at most 100 characters" });
 
+/** Its address pattern has no room for NUL or any other control character. */
 export const emailSchema = z
   .email({ error: "must be an email address" })
   .max(254, { error: "must be at most 254 characters" });

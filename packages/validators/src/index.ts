@@ -1,5 +1,6 @@
 export { idSchema, workspaceSlugSchema } from "./ids.ts";
 export { formatEnvProblems } from "./env.ts";
+export { isNulFree, NUL_REFUSAL, textSchema } from "./text.ts";
 export {
   displayNameSchema,
   emailSchema,

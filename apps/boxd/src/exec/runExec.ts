@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { BoxError, type ExecResult, type OperationRequest } from "@berth/box-protocol";
 import { OutputCapture } from "./outputCapture.ts";
+import { startFailure } from "./startFailure.ts";
 
 export interface ExecContext {
   /** The confined working folder, already resolved to a real path inside the workspace. */
@@ -21,13 +22,19 @@ export async function runExec(
   request: OperationRequest<"exec">,
 ): Promise<ExecResult> {
   const [command = "", ...args] = request.argv;
+  // The schema refuses it first; said the same way here for a caller that skips it.
+  if (command === "")
+    throw new BoxError("invalid_request", "argv[0] must not be empty: it names the program to run");
+  const env = { ...context.baseEnv, ...request.env };
+  const attempt = { program: command, cwd: context.cwd, searchPath: env.PATH };
   const started = performance.now();
-  const child = spawn(command, args, {
-    cwd: context.cwd,
-    env: { ...context.baseEnv, ...request.env },
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(command, args, { cwd: context.cwd, env, detached: true, stdio: "pipe" });
+  } catch (error) {
+    // spawn refuses some arguments by throwing (NUL in argv or env), before any process exists.
+    throw await startFailure(error, attempt);
+  }
   const stdout = new OutputCapture(request.maxOutputBytes);
   const stderr = new OutputCapture(request.maxOutputBytes);
   child.stdout.on("data", (chunk: Buffer) => stdout.add(chunk));
@@ -53,13 +60,16 @@ export async function runExec(
   try {
     const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>(
       (resolve, reject) => {
+        // Emitted instead of "spawn" when the program could not start (ENOENT, EACCES, …);
+        // after a start (no pid before), only for a failed kill or pipe: internal.
+        let notStarted = false;
         child.once("error", (error) => {
-          const missing = "code" in error && error.code === "ENOENT";
-          reject(
-            missing
-              ? new BoxError("not_found", `${command}: command not found`)
-              : new BoxError("internal", `${command}: ${error.message}`),
-          );
+          if (child.pid !== undefined) {
+            reject(new BoxError("internal", `${command}: ${error.message}`, { cause: error }));
+            return;
+          }
+          notStarted = true;
+          void startFailure(error, attempt).then(reject);
         });
         child.once("exit", () => {
           // Stop waiting for pipes a background grandchild still holds open.
@@ -68,9 +78,11 @@ export async function runExec(
             child.stderr.destroy();
           }, PIPE_GRACE_MS).unref();
         });
-        child.once("close", (exitCode: number | null, exitSignal: NodeJS.Signals | null) =>
-          resolve({ code: exitCode, signal: exitSignal }),
-        );
+        child.once("close", (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
+          // A program that never started closes too, its "exit code" the negated errno: the
+          // error above answers instead (its diagnosis takes a moment, so it lands after this).
+          if (!notStarted) resolve({ code: exitCode, signal: exitSignal });
+        });
       },
     );
     return {

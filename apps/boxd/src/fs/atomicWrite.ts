@@ -5,8 +5,8 @@ import type { FileHandle } from "node:fs/promises";
 import { BoxError, type WriteResponse } from "@berth/box-protocol";
 import { ignoreMissing } from "./fileInfo.ts";
 import { fsError } from "./fsErrors.ts";
-import { makeFolder } from "./fileOps.ts";
 import { KeyedLock } from "./keyedLock.ts";
+import { makeFolders } from "./makeFolders.ts";
 import { newTempName } from "./tempNames.ts";
 import { writeAll } from "./writeAll.ts";
 import { joinPath, parseWorkspacePath } from "./workspacePath.ts";
@@ -40,11 +40,32 @@ export async function atomicWrite(
   options: AtomicWriteOptions,
 ): Promise<WriteResponse> {
   const components = parseWorkspacePath(options.path);
-  const path = joinPath(components);
   if (components.length === 0) throw new BoxError("wrong_type", "the root is a folder");
-  if (options.createParents && components.length > 1) {
-    await makeFolder(root, { path: joinPath(components.slice(0, -1)), parents: true });
+  // Before any folder is made for it: a file that cannot fit needs none.
+  root.assertFits(components);
+  const parents = components.slice(0, -1);
+  const made =
+    options.createParents && parents.length > 0
+      ? await makeFolders(root, { components: parents, shownPath: joinPath(parents) })
+      : undefined;
+  try {
+    return await replaceFile(root, components, options);
+  } catch (error) {
+    // A refused or broken write leaves no file, and none of the folders it made for one.
+    await made?.undo();
+    throw error;
+  } finally {
+    await made?.release();
   }
+}
+
+/** The write itself, into a folder that exists: temp file, fsync, precondition, rename. */
+async function replaceFile(
+  root: WorkspaceRoot,
+  components: readonly string[],
+  options: AtomicWriteOptions,
+): Promise<WriteResponse> {
+  const path = joinPath(components);
   const resolved = await root.resolve(components, { followLast: true, shownPath: path });
   const { directory, name } = resolved;
   try {

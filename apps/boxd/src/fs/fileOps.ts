@@ -12,6 +12,7 @@ import { MAX_INLINE_BYTES } from "../limits.ts";
 import { describe, ignoreMissing, readNames } from "./fileInfo.ts";
 import { fsError } from "./fsErrors.ts";
 import { removeTree } from "./removeTree.ts";
+import { makeFolders } from "./makeFolders.ts";
 import { isTempName } from "./tempNames.ts";
 import { joinPath, parseWorkspacePath } from "./workspacePath.ts";
 import { at, DIRECTORY_FLAGS, READ_FLAGS, type WorkspaceRoot } from "./workspaceRoot.ts";
@@ -139,28 +140,17 @@ export async function makeFolder(
   const components = parseWorkspacePath(request.path);
   const path = joinPath(components);
   if (components.length === 0) throw new BoxError("already_exists", "the root already exists");
-  const first = request.parents ? 1 : components.length;
-  for (let depth = first; depth <= components.length; depth += 1) {
-    await withResolved(
-      root,
-      { path: joinPath(components.slice(0, depth)), followLast: true },
-      async (dir, name) => {
-        // Resolved to a folder that already exists (possibly through an in-workspace symlink).
-        if (name === undefined) {
-          if (depth === components.length && !request.parents) {
-            throw new BoxError("already_exists", `${path}: already exists`);
-          }
-          return;
-        }
-        try {
-          await mkdir(at(dir, name), 0o755);
-        } catch (error) {
-          const exists = error instanceof Error && "code" in error && error.code === "EEXIST";
-          if (!exists || depth === components.length) throw error;
-        }
-      },
-    );
+  if (request.parents) {
+    // Made whole or not at all: a failure part-way takes back what it made.
+    const made = await makeFolders(root, { components, shownPath: path });
+    await made.release();
+    return { path };
   }
+  await withResolved(root, { path, followLast: true }, async (dir, name) => {
+    // Resolved to a folder that already exists (possibly through an in-workspace symlink).
+    if (name === undefined) throw new BoxError("already_exists", `${path}: already exists`);
+    await mkdir(at(dir, name), 0o755);
+  });
   return { path };
 }
 

@@ -31,7 +31,11 @@ export function fsError(error: unknown, path: string): BoxError {
     case "EPERM":
       return new BoxError("permission_denied", `${shown}: permission denied`);
     case "ENAMETOOLONG":
-      return new BoxError("invalid_name", `${shown}: name too long`);
+      // A client's path was bounded before; what is left is a symlink leading somewhere deeper.
+      return new BoxError(
+        "invalid_name",
+        `${shown}: too long where it leads (its real path, symlinks followed, passes Linux's PATH_MAX of 4096 bytes)`,
+      );
     case "EINVAL":
       return new BoxError("invalid_request", `${shown}: invalid operation (a folder into itself?)`);
     case "ENOSPC":

@@ -18,7 +18,7 @@
 //   root or below it, which catches a held directory that was moved out of the workspace.
 import { constants } from "node:fs";
 import { open, readlink, realpath, type FileHandle } from "node:fs/promises";
-import { BoxError } from "@berth/box-protocol";
+import { BoxError, PATH_LIMITS } from "@berth/box-protocol";
 import { errnoOf, fsError } from "./fsErrors.ts";
 import { joinPath } from "./workspacePath.ts";
 
@@ -97,6 +97,7 @@ export class WorkspaceRoot {
    * closes `directory`.
    */
   async resolve(components: readonly string[], options: ResolveOptions): Promise<Resolved> {
+    this.assertFits(components);
     const pending = [...components];
     let directory = await this.openRoot();
     let directoryPath: string[] = [];
@@ -147,6 +148,29 @@ export class WorkspaceRoot {
       await directory.close();
       throw fsError(error, options.shownPath);
     }
+  }
+
+  /**
+   * Refuses, before any work, a path whose absolute form (the root's real path, "/", the path)
+   * would pass PATH_MAX. The kernel could hold such a folder, reached step by step, but not
+   * boxd's check of where a held folder really is (readlink of /proc/self/fd/N answers
+   * ENAMETOOLONG) nor a process started in it, so the call would fail part-way through.
+   */
+  assertFits(components: readonly string[]): void {
+    if (components.length === 0) return;
+    const bytes = Buffer.byteLength(joinPath(components));
+    const absolute = this.realPathBytes + 1 + bytes;
+    // PATH_MAX counts the terminating NUL. (Read here, not at load: the worker threads'
+    // bundle imports this module's helpers and so carries no path limits.)
+    if (absolute > PATH_LIMITS.maxBytes - 1)
+      throw new BoxError(
+        "invalid_name",
+        `the path is ${String(bytes)} bytes, ${String(absolute)} with this workspace's folder in front: past Linux's PATH_MAX of ${String(PATH_LIMITS.maxBytes)} bytes`,
+      );
+  }
+
+  private get realPathBytes(): number {
+    return Buffer.byteLength(this.realPath);
   }
 
   /** Opens the directory at real components (no symlinks expected on the way). */

@@ -10,8 +10,13 @@ import { makeQueryClient } from "./queryClient.ts";
 /** One query client per server request: what its page fetched is handed to the browser. */
 export const getServerQueryClient = cache(makeQueryClient);
 
-/** One API context per request (the caller is resolved once, however many queries run). */
-const requestContext = cache(async () => berthApi().createContext({ headers: await headers() }));
+/**
+ * One API context per request (the caller is resolved once, however many queries run). These
+ * calls are Berth's own, made while rendering the page the browser asked for (`ownRender`).
+ */
+const requestContext = cache(async () =>
+  berthApi().createContext({ headers: await headers(), ownRender: true }),
+);
 
 /**
  * The procedures as query options for server components: a page fetches what its first screen

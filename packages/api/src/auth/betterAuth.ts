@@ -1,13 +1,16 @@
 import type { DbClient } from "@berth/db";
+import type { Clock } from "@berth/sandbox/clock";
 import { signUpSchema } from "@berth/validators";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { APIError, createAuthMiddleware } from "better-auth/api";
-import { overAccountLimit } from "./accountThrottle.ts";
-import { parseAuthBody, profileUpdateSchema } from "./authInput.ts";
+import { createAuthMiddleware } from "better-auth/api";
+import { clientAddressHeader } from "../http/clientAddress.ts";
+import { parseAuthBody, profileUpdateSchema, refuseNulFields } from "./authInput.ts";
 import { refuseForeignOrigin } from "./originGuard.ts";
 import { hashPassword, verifyPassword } from "./passwordHash.ts";
 import { deriveSecret } from "./secrets.ts";
+import { withoutSessionToken } from "./sessionTokenBody.ts";
+import { signInThrottle, type SignInLimits } from "./signInThrottle.ts";
 import { checkSignUpInvitation, claimSignUpInvitation } from "./signUpInvitation.ts";
 
 /**
@@ -23,8 +26,9 @@ export interface AuthOptions {
   readonly publicUrl: string;
   readonly trustedOrigins: readonly string[];
   readonly signUp: SignUpPolicy;
-  /** Sign-in attempts allowed per client address per window. */
-  readonly signInLimit: { readonly max: number; readonly windowSeconds: number };
+  readonly signInLimits: SignInLimits;
+  /** The time sign-in counters are kept in (Berth's clock: the database's, or a test's). */
+  readonly clock: Clock;
 }
 
 /** The header that carries an invitation token to sign-up under the `invitation` policy. */
@@ -39,6 +43,7 @@ export const invitationHeader = "x-berth-invitation";
  * (signUpInvitation.ts).
  */
 export function createAuth(options: AuthOptions) {
+  const throttle = signInThrottle(options);
   return betterAuth({
     appName: "Berth",
     baseURL: options.publicUrl,
@@ -68,13 +73,18 @@ export function createAuth(options: AuthOptions) {
       max: 200,
       customRules: {
         "/sign-in/email": {
-          window: options.signInLimit.windowSeconds,
-          max: options.signInLimit.max,
+          window: options.signInLimits.perAddress.windowSeconds,
+          max: options.signInLimits.perAddress.max,
         },
         "/sign-up/email": { window: 600, max: 10 },
+        ...throttle.windowRule,
       },
     },
     advanced: {
+      // The client's address is read only from the header Berth's HTTP edges set from the
+      // socket and BERTH_TRUSTED_PROXIES (http/clientAddress.ts), never from X-Forwarded-For,
+      // which any client can write.
+      ipAddress: { ipAddressHeaders: [clientAddressHeader] },
       database: { generateId: "uuid" },
       cookiePrefix: "berth",
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
@@ -99,20 +109,9 @@ export function createAuth(options: AuthOptions) {
         // Only a request that arrived over HTTP: Berth's own calls (reading a session) have none.
         if (ctx.request !== undefined)
           refuseForeignOrigin(ctx.request.method, ctx.headers, options.trustedOrigins);
+        refuseNulFields({ body: ctx.body, query: ctx.query });
         if (ctx.path === "/sign-in/email") {
-          const email: unknown = (ctx.body as { email?: unknown } | undefined)?.email;
-          if (
-            typeof email === "string" &&
-            (await overAccountLimit(options.db, {
-              email,
-              max: options.signInLimit.max,
-              windowSeconds: options.signInLimit.windowSeconds,
-              nowMs: Date.now(),
-            }))
-          )
-            throw new APIError("TOO_MANY_REQUESTS", {
-              message: "Too many sign-in attempts for this account; wait a minute and try again.",
-            });
+          await throttle.check(ctx);
           return;
         }
         if (ctx.path === "/update-user")
@@ -126,6 +125,11 @@ export function createAuth(options: AuthOptions) {
             now: new Date(),
           });
         return { context: { body } };
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/sign-in/email" && ctx.path !== "/sign-up/email") return;
+        const body = withoutSessionToken(ctx.context.returned);
+        if (body !== undefined) return ctx.json(body);
       }),
     },
   });

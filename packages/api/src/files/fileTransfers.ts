@@ -1,4 +1,4 @@
-import { decodeUploadQuery, workspacePathSchema } from "@berth/box-protocol";
+import { decodeUploadQuery, pathRequestSchema } from "@berth/box-protocol";
 import { fileTransferRoutes, fileTransferScopeSchema } from "@berth/validators";
 import { TRPCError } from "@trpc/server";
 import type { z } from "zod";
@@ -100,7 +100,8 @@ async function upload(
 }
 
 async function download(ctx: TransferContext, url: URL): Promise<Response> {
-  const path = parse(workspacePathSchema, url.searchParams.get("path") ?? undefined);
+  // Parsed as the field it is, so a refusal names it ("path: …").
+  const { path } = parse(pathRequestSchema, { path: url.searchParams.get("path") ?? undefined });
   let resolve: (response: Response) => void = () => undefined;
   const ready = new Promise<Response>((settle) => (resolve = settle));
   // The holder stays for as long as bytes flow: the call ends when the body is read or dropped.

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
 import type { BerthApi } from "../api.ts";
+import { stampClientAddress } from "./clientAddress.ts";
 import { pullStream } from "./pullStream.ts";
 
 export interface ServedApi {
@@ -35,8 +36,9 @@ export async function serveApi(
 }
 
 async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  // Sign-in throttling keys on the client's address: the socket's, never one the client claims.
-  req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "";
+  // Sign-in throttling keys on the client's address: the socket's, or behind a trusted proxy
+  // the one it forwarded; never one a client claims.
+  stampClientAddress(req, api.trustedProxies);
   const path = new URL(req.url ?? "/", "http://berth.invalid").pathname;
   // File bodies are large: converted apart, so they are read only as fast as the box takes them.
   if (path.startsWith("/api/files/")) {

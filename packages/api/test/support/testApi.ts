@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "@berth/sandbox/clock";
+import { clientAddressHeader } from "../../src/http/clientAddress.ts";
 import { apiEnvSchema, createBerthApi, type ApiLogger, type BerthApi } from "../../src/index.ts";
 import { createCallerFactory } from "../../src/trpc.ts";
 
@@ -39,7 +40,10 @@ export function freshAddress(): string {
   return `10.${String(randomInt(256))}.${String(randomInt(256))}.${String(randomInt(1, 255))}`;
 }
 
-/** POSTs JSON to better-auth's handler exactly as a browser on Berth's page would. */
+/**
+ * POSTs JSON to better-auth's handler exactly as a browser on Berth's page would, from a client
+ * address of its own (set as Berth's HTTP edge would: here the test is the edge).
+ */
 export function authRequest(
   api: BerthApi,
   request: { path: string; body: unknown; headers?: Record<string, string> },
@@ -51,7 +55,7 @@ export function authRequest(
       headers: {
         "content-type": "application/json",
         origin: publicUrl,
-        "x-forwarded-for": freshAddress(),
+        [clientAddressHeader]: freshAddress(),
         ...headers,
       },
       body: JSON.stringify(body),

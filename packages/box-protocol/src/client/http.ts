@@ -89,7 +89,13 @@ export async function callOperation<K extends BoxOperationName>(
   const operation = boxOperations[name];
   const request = (operation.request as z.ZodType).safeParse(input);
   if (!request.success) {
-    throw new BoxError("invalid_request", `${name}: ${request.error.issues[0]?.message ?? ""}`);
+    // Worded as boxd words its own refusal: the field, then why.
+    const issue = request.error.issues[0];
+    const where = issue?.path.join(".") ?? "";
+    throw new BoxError(
+      "invalid_request",
+      `${name}: ${where ? `${where}: ` : ""}${issue?.message ?? ""}`,
+    );
   }
   const response = await send(context, {
     method: "POST",

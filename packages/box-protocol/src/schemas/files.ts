@@ -1,11 +1,17 @@
+import { textSchema } from "@berth/validators";
 import { z } from "zod";
+import { pathLimitProblem } from "../pathLimits.ts";
 
 /**
  * A path inside the workspace, relative to its root, `/`-separated; "" or "." is the root.
- * The schema only bounds it: boxd decides whether it stays inside the workspace, so that a
- * bad path fails as `outside_workspace` or `invalid_name`, not as a generic schema error.
+ * The schema bounds it (no NUL, PATH_LIMITS), so every edge refuses an overlong or deep path
+ * before any work, with the limit named; boxd decides whether it stays inside the workspace
+ * (`outside_workspace`), and checks the bounds again itself (`invalid_name`).
  */
-export const workspacePathSchema = z.string().max(4096);
+export const workspacePathSchema = textSchema.superRefine((path, ctx) => {
+  const problem = pathLimitProblem(path);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+});
 
 /** Whole-file reads and writes carry text as UTF-8 or exact bytes as base64. */
 export const contentEncodingSchema = z.enum(["utf8", "base64"]);

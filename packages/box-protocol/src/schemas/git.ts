@@ -1,8 +1,9 @@
+import { textSchema } from "@berth/validators";
 import { z } from "zod";
 import { workspacePathSchema } from "./files.ts";
 
 /** Refs and branch names; boxd refuses option-like and malformed ones as `invalid_name`. */
-const refSchema = z.string().min(1).max(1024);
+const refSchema = textSchema.min(1).max(1024);
 const pathsSchema = z.array(workspacePathSchema).max(10_000);
 
 export const emptyRequestSchema = z.object({});
@@ -75,9 +76,10 @@ export const gitCheckoutRequestSchema = z.object({
 
 export const gitAddRequestSchema = z.object({ paths: pathsSchema.min(1) });
 
+// The message and the author go to git as arguments: C strings, so no NUL (textSchema).
 export const gitCommitRequestSchema = z.object({
-  message: z.string().min(1).max(100_000),
-  author: z.object({ name: z.string().min(1), email: z.string().min(1) }).optional(),
+  message: textSchema.min(1).max(100_000),
+  author: z.object({ name: textSchema.min(1), email: textSchema.min(1) }).optional(),
   allowEmpty: z.boolean().default(false),
 });
 

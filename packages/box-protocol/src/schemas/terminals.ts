@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { environmentSchema } from "./exec.ts";
 import { workspacePathSchema } from "./files.ts";
 
 const terminalIdSchema = z.string().min(1).max(100);
@@ -24,7 +25,7 @@ export const openTerminalRequestSchema = z.object({
   cwd: workspacePathSchema.default(""),
   cols: colsSchema.default(80),
   rows: rowsSchema.default(24),
-  env: z.record(z.string(), z.string()).default({}),
+  env: environmentSchema.default({}),
 });
 export type OpenTerminalRequest = z.input<typeof openTerminalRequestSchema>;
 
