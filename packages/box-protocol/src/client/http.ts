@@ -76,6 +76,7 @@ export async function send(context: ClientContext, options: SendOptions): Promis
  */
 export function dispatchedBy(context: ClientContext): RequestInit {
   if (context.dispatcher === undefined) return {};
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- npm undici's Agent, for the undici inside Node: one interface, two copies of the class
   const init: RequestInit & { readonly dispatcher: unknown } = { dispatcher: context.dispatcher };
   return init;
 }

@@ -129,7 +129,10 @@ beforeAll(async () => {
   egressBox = { instanceId, client: await egressBackend.connect(instanceId) };
   const closedBackend = open("none");
   const closed = await closedBackend.create({ metadata: metadata("closed") });
-  closedBox = { instanceId: closed.instanceId, client: await closedBackend.connect(closed.instanceId) };
+  closedBox = {
+    instanceId: closed.instanceId,
+    client: await closedBackend.connect(closed.instanceId),
+  };
   await closedBox.client.write({ path: "closed-secret.txt", content: "the other box's" });
 }, 120_000);
 

@@ -27,8 +27,7 @@ export const NETWORK_HELPER_VARIABLE = "BERTH_NETWORK_OF";
 export const EGRESS_TABLE = "berth_egress";
 
 export type EgressProbe =
-  | { readonly ok: true; readonly gid: number }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly gid: number } | { readonly ok: false; readonly reason: string };
 
 let probeOnce: Promise<EgressProbe> | undefined;
 
@@ -52,7 +51,10 @@ async function runProbe(): Promise<EgressProbe> {
   }
   const gid = await groupId(EGRESS_GROUP);
   if (gid === undefined)
-    return { ok: false, reason: `no ${EGRESS_GROUP} group (scripts/lib/egressFirewall.sh makes it)` };
+    return {
+      ok: false,
+      reason: `no ${EGRESS_GROUP} group (scripts/lib/egressFirewall.sh makes it)`,
+    };
   let table: string;
   try {
     ({ stdout: table } = await run("nft", ["list", "table", "inet", EGRESS_TABLE], {
@@ -123,10 +125,11 @@ export async function startEgress(options: {
   readonly lifeline: Readable;
   readonly timeoutMs: number;
 }): Promise<ChildProcess> {
+  // A stopped box's helper is found (and ended) by this variable (boxProcess's killStrays).
+  // Exactly this env: Next.js's ambient types demand NODE_ENV in every env, nothing reads it.
+  const env = { [NETWORK_HELPER_VARIABLE]: options.instanceId } as unknown as NodeJS.ProcessEnv;
   const launch: SpawnOptions = {
-    // A stopped box's helper is found (and ended) by this variable (boxProcess's killStrays).
-    // Exactly this env: Next.js's ambient types demand NODE_ENV in every env, nothing reads it.
-    env: { [NETWORK_HELPER_VARIABLE]: options.instanceId } as unknown as NodeJS.ProcessEnv,
+    env,
     gid: options.gid,
     uid: 0,
     detached: true,

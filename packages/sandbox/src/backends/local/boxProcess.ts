@@ -97,7 +97,11 @@ export async function startBoxd(options: StartBoxdOptions): Promise<BoxdProcess>
   const { layout } = options;
   const bundleProblem = bundleProblemOf(options.command.entry);
   if (bundleProblem !== undefined)
-    throw new BackendError({ code: "invalid", message: bundleProblem, instanceId: layout.instanceId });
+    throw new BackendError({
+      code: "invalid",
+      message: bundleProblem,
+      instanceId: layout.instanceId,
+    });
   const socketPath = await prepareSocket(layout);
   if (options.isolation === "bubblewrap")
     await writeBoxEtc({ folder: layout.etcFolder, egress: options.network.mode === "egress" });
@@ -146,8 +150,8 @@ async function prepareSocket(layout: BoxLayout): Promise<string> {
   return socketPath;
 }
 
-// The descriptors a box starts with, past stdio. bwrap hands every one to the sandbox.
-const INFO_FD = 3;
+// The descriptors a box starts with, past stdio (3 is bwrap's --info-fd). bwrap hands every one
+// to the sandbox.
 const TOKEN_FD = 4;
 const SOCKET_DIR_FD = 5;
 /** Held by the box for as long as it runs; slirp4netns exits when it closes. */
@@ -176,9 +180,10 @@ async function spawnDetached(
   try {
     // A box gets exactly this env; apps whose ambient types demand NODE_ENV in every env
     // (Next.js) would refuse the literal's type, though nothing reads NODE_ENV in a box.
+    const processEnv = env as unknown as NodeJS.ProcessEnv;
     const launch: SpawnOptions = {
       cwd: layout.workspace,
-      env: env as unknown as NodeJS.ProcessEnv,
+      env: processEnv,
       detached: true,
       stdio: [
         "ignore",

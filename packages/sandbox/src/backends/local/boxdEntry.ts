@@ -29,7 +29,10 @@ export function bundleProblemOf(entry: string): string | undefined {
   if (!existsSync(entry)) return `boxd's bundle ${entry} is missing: ${BUILD_HINT}`;
   // <repo>/apps/boxd/dist/main.mjs: the sources are apps/boxd/src and packages/box-protocol/src.
   const boxdFolder = dirname(dirname(entry));
-  const sourceFolders = [join(boxdFolder, "src"), join(boxdFolder, "../../packages/box-protocol/src")];
+  const sourceFolders = [
+    join(boxdFolder, "src"),
+    join(boxdFolder, "../../packages/box-protocol/src"),
+  ];
   if (!sourceFolders.every((folder) => existsSync(folder))) return undefined;
   const built = statSync(entry).mtimeMs;
   const stale = sourceFolders.some((folder) => newestMtime(folder) > built);
@@ -39,7 +42,8 @@ export function bundleProblemOf(entry: string): string | undefined {
 function newestMtime(folder: string): number {
   let newest = 0;
   for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile())
+      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }

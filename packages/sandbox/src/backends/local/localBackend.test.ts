@@ -9,13 +9,7 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BoxMetadata } from "../../spawner/backend.ts";
-import {
-  boxesFolder,
-  boxLayout,
-  readBoxRecord,
-  writeBoxRecord,
-  type BoxRecord,
-} from "./boxFolder.ts";
+import { boxLayout, readBoxRecord, writeBoxRecord, type BoxRecord } from "./boxFolder.ts";
 import { probeBubblewrap } from "./bubblewrap.ts";
 import { LocalBackend } from "./localBackend.ts";
 import type { LocalBackendOptions } from "./localSettings.ts";
@@ -196,7 +190,12 @@ describe("LocalBackend", () => {
 
       // A's root holds none of the host's folders: not B's, not the data folder, not even A's
       // own record and log. Its workspace is /workspace.
-      for (const target of [bLayout.folder, bLayout.workspace, dataDir, layoutOf(a.instanceId).folder]) {
+      for (const target of [
+        bLayout.folder,
+        bLayout.workspace,
+        dataDir,
+        layoutOf(a.instanceId).folder,
+      ]) {
         expect((await boxA.exec({ argv: ["ls", target] })).exitCode, target).not.toBe(0);
       }
       expect(
