@@ -91,13 +91,15 @@ export async function resolveNetwork(options: {
   readonly requested: BoxNetworkMode;
   readonly isolated: boolean;
   readonly logger: LocalBackendLogger;
+  /** What decides whether egress can be given (default: this machine's probeEgress). */
+  readonly probe?: () => Promise<EgressProbe>;
 }): Promise<{ readonly network: ResolvedNetwork; readonly gid?: number }> {
   if (!options.isolated) return { network: "host" };
   switch (options.requested) {
     case "none":
       return { network: "none" };
     case "egress": {
-      const probe = await probeEgress();
+      const probe = await (options.probe ?? probeEgress)();
       if (probe.ok) return { network: "egress", gid: probe.gid };
       if (!warnedFallback) {
         warnedFallback = true;

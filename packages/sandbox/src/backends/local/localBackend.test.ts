@@ -408,6 +408,15 @@ describe("LocalBackend", () => {
     expect(await backend().inventory()).toHaveLength(2);
   });
 
+  it("refuses a data folder whose socket path would not fit in 107 bytes, naming it", async () => {
+    const longDir = join(dataDir, "d".repeat(100));
+    const local = new LocalBackend({ dataDir: longDir, secret, isolation: "auto" });
+    const refused = local.create({ metadata: metadata("long") });
+    await expect(refused).rejects.toMatchObject({ code: "invalid" });
+    await expect(refused).rejects.toThrow(/over 107 bytes .*shorter BERTH_DATA_DIR/);
+    await rm(longDir, { recursive: true, force: true });
+  });
+
   it("reports a boxd that cannot start as unavailable, with its last log lines", async () => {
     const entry = join(dataDir, "crashingBoxd.mjs");
     await writeFile(entry, 'console.error("boxd exploded: no config"); process.exit(3);\n');
