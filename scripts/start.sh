@@ -8,6 +8,12 @@ root=$PWD
 . "$root/scripts/lib/bootstrap.sh"
 
 ensure_pnpm
+# Boxes run under bubblewrap, never silently without it: as root it is installed here; otherwise
+# the start stops and says how, unless BERTH_ALLOW_UNISOLATED=1 asks for unisolated boxes.
+if ! command -v bwrap >/dev/null && [ "${BERTH_ALLOW_UNISOLATED:-}" != 1 ]; then
+  [ "$(id -u)" = 0 ] || die "bubblewrap is not installed, and local boxes never run without isolation: install it (sudo apt-get install -y bubblewrap), or start with BERTH_ALLOW_UNISOLATED=1 to run boxes unisolated"
+  ensure_debian_packages bubblewrap
+fi
 # Boxes reach the internet (package installs, git clone) through slirp4netns, kept off this
 # machine's own addresses by a firewall; as root, what that needs is installed here.
 if [ "$(id -u)" = 0 ]; then

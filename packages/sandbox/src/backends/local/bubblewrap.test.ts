@@ -1,5 +1,8 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bubblewrapArgv } from "./bubblewrap.ts";
+import { bubblewrapArgv, probeBubblewrap, PROBE_RETRY_MS } from "./bubblewrap.ts";
 
 const paths = {
   workspace: "/srv/berth/boxes/box-a/workspace",
@@ -52,5 +55,22 @@ describe("bubblewrapArgv", () => {
     // The root itself turns read-only after every mount is made.
     expect(at("--remount-ro", "/")).toBeGreaterThan(at("--bind", paths.workspace, "/workspace"));
     expect(at("--chdir", "/workspace")).toBeGreaterThan(0);
+  });
+});
+
+describe("probeBubblewrap", () => {
+  it("keeps a failure for a minute, then probes again: bubblewrap installed meanwhile is found", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "berth-bwrap-"));
+    try {
+      const bwrap = join(folder, "bwrap");
+      const start = 1_000_000;
+      expect((await probeBubblewrap(bwrap, start)).ok).toBe(false);
+      // Installed now: a wrapper that runs the machine's bwrap.
+      await writeFile(bwrap, '#!/bin/sh\nexec bwrap "$@"\n', { mode: 0o755 });
+      expect((await probeBubblewrap(bwrap, start + PROBE_RETRY_MS - 1)).ok).toBe(false);
+      expect((await probeBubblewrap(bwrap, start + PROBE_RETRY_MS)).ok).toBe(true);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -45,20 +45,31 @@ export function bubblewrapArgv(root: BoxRootPaths): string[] {
 export type BubblewrapProbe =
   { readonly ok: true; readonly version: string } | { readonly ok: false; readonly reason: string };
 
-const probes = new Map<string, Promise<BubblewrapProbe>>();
+/** A failed probe is tried again after this long: an operator may install bubblewrap meanwhile. */
+export const PROBE_RETRY_MS = 60_000;
+
+const probes = new Map<
+  string,
+  { readonly result: Promise<BubblewrapProbe>; readonly at: number }
+>();
 
 /**
  * Whether bubblewrap works here: `bwrap --version`, then a throwaway sandbox with the same
- * namespaces (bwrap may be installed but refused user namespaces, e.g. by AppArmor).
- * Cached per path for the life of the process.
+ * namespaces (bwrap may be installed but refused user namespaces, e.g. by AppArmor). A success
+ * is kept for the life of the process; a failure for a minute, then probed again.
  */
-export function probeBubblewrap(bwrapPath: string): Promise<BubblewrapProbe> {
-  let probe = probes.get(bwrapPath);
-  if (probe === undefined) {
-    probe = runProbe(bwrapPath);
-    probes.set(bwrapPath, probe);
+export async function probeBubblewrap(
+  bwrapPath: string,
+  now: number = Date.now(),
+): Promise<BubblewrapProbe> {
+  const known = probes.get(bwrapPath);
+  if (known !== undefined) {
+    const result = await known.result;
+    if (result.ok || now - known.at < PROBE_RETRY_MS) return result;
   }
-  return probe;
+  const result = runProbe(bwrapPath);
+  probes.set(bwrapPath, { result, at: now });
+  return result;
 }
 
 async function runProbe(bwrapPath: string): Promise<BubblewrapProbe> {
@@ -85,35 +96,44 @@ async function runProbe(bwrapPath: string): Promise<BubblewrapProbe> {
 let warnedFallback = false;
 
 /**
- * The isolation new boxes get. "auto" falls back to none when bubblewrap does not work — except
- * under CI, where a missing bubblewrap must fail loudly instead of silently testing nothing.
- * The fallback is logged once per process.
+ * The isolation new boxes get. "auto" is bubblewrap where it works. Where it does not, a box
+ * runs unisolated only when the operator said so (BERTH_ALLOW_UNISOLATED=1, or isolation "none"):
+ * never silently, and never under CI, where a missing bubblewrap must fail loudly instead of
+ * silently testing nothing. The allowed fallback is logged once per process.
  */
 export async function resolveIsolation(options: {
   readonly requested: LocalIsolation;
   readonly ci: boolean;
+  readonly allowUnisolated: boolean;
   readonly bwrapPath: string;
   readonly logger: LocalBackendLogger;
+  readonly now?: number;
 }): Promise<ResolvedIsolation> {
   switch (options.requested) {
     case "none":
       return "none";
     case "bubblewrap":
     case "auto": {
-      const probe = await probeBubblewrap(options.bwrapPath);
+      const probe = await probeBubblewrap(options.bwrapPath, options.now);
       if (probe.ok) return "bubblewrap";
-      if (options.requested === "bubblewrap" || options.ci) {
-        const why = options.requested === "bubblewrap" ? "isolation is bubblewrap" : "CI=true";
+      const allowed = options.requested === "auto" && options.allowUnisolated && !options.ci;
+      if (!allowed) {
+        const why =
+          options.requested === "bubblewrap"
+            ? "isolation is bubblewrap"
+            : options.ci
+              ? "CI=true"
+              : "boxes never run unisolated unless BERTH_ALLOW_UNISOLATED=1";
         throw new BackendError({
           code: "unavailable",
-          message: `bubblewrap is required (${why}) but ${options.bwrapPath} does not work: ${probe.reason} (install it: apt-get install -y bubblewrap)`,
+          message: `bubblewrap is required (${why}) but ${options.bwrapPath} does not work: ${probe.reason}. Install it (apt-get install -y bubblewrap)${options.requested === "auto" && !options.ci ? ", or set BERTH_ALLOW_UNISOLATED=1 to run boxes without isolation" : ""}; Berth tries it again within a minute.`,
         });
       }
       if (!warnedFallback) {
         warnedFallback = true;
         options.logger.warn(
           { bwrapPath: options.bwrapPath, reason: probe.reason },
-          "bubblewrap does not work here: local boxes run without isolation",
+          "bubblewrap does not work here and BERTH_ALLOW_UNISOLATED=1: local boxes run without isolation",
         );
       }
       return "none";

@@ -10,6 +10,11 @@ const localBackendEnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => value === "true" || value === "1"),
+  /** `1` lets boxes run unisolated where bubblewrap does not work; never a silent fallback. */
+  BERTH_ALLOW_UNISOLATED: z
+    .string()
+    .optional()
+    .transform((value) => value === "1" || value === "true"),
   /** What a bubblewrap box's commands reach of the network: `none` or `egress` (boxNetwork.ts). */
   BERTH_BOX_NETWORK: z.enum(["none", "egress"]).default("egress"),
   PATH: z.string().min(1).default("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),

@@ -364,15 +364,21 @@ describe("LocalBackend", () => {
     const plainMeta = metadata("inv-plain");
     const [isolated, plain] = await Promise.all([
       backend().create({ metadata: isolatedMeta }),
-      backend({ bwrapPath: missing, ci: false, logger }).create({ metadata: plainMeta }),
+      backend({ bwrapPath: missing, ci: false, allowUnisolated: true, logger }).create({
+        metadata: plainMeta,
+      }),
     ]);
     // A second fallback in this process is not logged again (it fails on capacity after resolving).
     await expect(
-      backend({ bwrapPath: missing, ci: false, logger, maxBoxes: 1 }).create({
-        metadata: metadata("x"),
-      }),
+      backend({ bwrapPath: missing, ci: false, allowUnisolated: true, logger, maxBoxes: 1 }).create(
+        {
+          metadata: metadata("x"),
+        },
+      ),
     ).rejects.toMatchObject({ code: "capacity" });
-    expect(warnings).toEqual(["bubblewrap does not work here: local boxes run without isolation"]);
+    expect(warnings).toEqual([
+      "bubblewrap does not work here and BERTH_ALLOW_UNISOLATED=1: local boxes run without isolation",
+    ]);
 
     const inventory = await backend().inventory();
     expect(inventory).toHaveLength(2);
@@ -393,9 +399,11 @@ describe("LocalBackend", () => {
       await recordOf(box.instanceId);
     }
 
-    // Under CI (or when asked for) a missing bubblewrap is an error, and nothing is made.
+    // Without BERTH_ALLOW_UNISOLATED, under CI (even with it) or when asked for, a missing
+    // bubblewrap is an error, and nothing is made.
     for (const options of [
-      { isolation: "auto", ci: true },
+      { isolation: "auto", ci: false, allowUnisolated: false },
+      { isolation: "auto", ci: true, allowUnisolated: true },
       { isolation: "bubblewrap", ci: false },
     ] as const) {
       await expect(

@@ -340,8 +340,8 @@ export class LocalBackend implements Backend {
   }
 
   #isolation(): Promise<ResolvedIsolation> {
-    const { isolation, ci, bwrapPath, logger } = this.#settings;
-    return resolveIsolation({ requested: isolation, ci, bwrapPath, logger });
+    const { isolation, ci, allowUnisolated, bwrapPath, logger } = this.#settings;
+    return resolveIsolation({ requested: isolation, ci, allowUnisolated, bwrapPath, logger });
   }
 
   /** Counts the other running boxes (a cross-process race may overshoot by the racers). */

@@ -33,6 +33,11 @@ export interface LocalBackendOptions {
   readonly boxdLogLevel?: BoxdLogLevel;
   /** Whether this is CI, where "auto" requires bubblewrap (default: the CI variable). */
   readonly ci?: boolean;
+  /**
+   * Whether "auto" may run boxes unisolated where bubblewrap does not work (default:
+   * BERTH_ALLOW_UNISOLATED=1); otherwise such a start is refused, saying how to install it.
+   */
+  readonly allowUnisolated?: boolean;
 }
 
 export interface Settings {
@@ -48,6 +53,7 @@ export interface Settings {
   readonly network: BoxNetworkMode;
   readonly boxdLogLevel: BoxdLogLevel;
   readonly ci: boolean;
+  readonly allowUnisolated: boolean;
   readonly boxEnv: Readonly<Record<string, string>>;
 }
 
@@ -75,6 +81,7 @@ export function settingsFrom(options: LocalBackendOptions): Settings {
     network: options.network ?? env.BERTH_BOX_NETWORK,
     boxdLogLevel: options.boxdLogLevel ?? "info",
     ci: options.ci ?? env.CI,
+    allowUnisolated: options.allowUnisolated ?? env.BERTH_ALLOW_UNISOLATED,
     boxEnv: inheritedBoxEnv(env),
   };
 }
