@@ -43,6 +43,19 @@ export const boxdEnvSchema = z
       .min(0, { error: "must be 0–65535 (0 picks a free port)" })
       .max(65_535, { error: "must be 0–65535 (0 picks a free port)" })
       .default(7070),
+    /**
+     * The box's own user (`uid:gid`): every command runs as it (through setpriv) and owns what
+     * boxd writes. Unset: commands run as boxd's user.
+     */
+    BOXD_COMMAND_USER: z
+      .string()
+      .regex(/^\d+:\d+$/, { error: "must be uid:gid, e.g. 2000001:2000001" })
+      .transform((value) => {
+        const [uid = "", gid = ""] = value.split(":");
+        return { uid: Number(uid), gid: Number(gid) };
+      })
+      .refine((user) => user.uid > 0 && user.gid > 0, { error: "must not be root (0)" })
+      .optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   })
   .refine((env) => (env.BOXD_TOKEN === undefined) !== (env.BOXD_TOKEN_FD === undefined), {

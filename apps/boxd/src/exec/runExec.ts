@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { BoxError, type ExecResult, type OperationRequest } from "@berth/box-protocol";
+import { commandLine, execFailureOf, type CommandUser } from "../commandUser.ts";
 import { OutputCapture } from "./outputCapture.ts";
 import { startFailure } from "./startFailure.ts";
 
@@ -7,6 +8,8 @@ export interface ExecContext {
   /** The confined working folder, already resolved to a real path inside the workspace. */
   readonly cwd: string;
   readonly baseEnv: Readonly<Record<string, string>>;
+  /** Who the command runs as (commandUser.ts); undefined: as boxd. */
+  readonly user: CommandUser | undefined;
 }
 
 /** After the process exits, how long its pipes may stay open (held by a daemonized child). */
@@ -30,7 +33,8 @@ export async function runExec(
   const started = performance.now();
   let child: ChildProcessWithoutNullStreams;
   try {
-    child = spawn(command, args, { cwd: context.cwd, env, detached: true, stdio: "pipe" });
+    const [file, ...fileArgs] = commandLine(context.user, [command, ...args]);
+    child = spawn(file, fileArgs, { cwd: context.cwd, env, detached: true, stdio: "pipe" });
   } catch (error) {
     // spawn refuses some arguments by throwing (NUL in argv or env), before any process exists.
     throw await startFailure(error, attempt);
@@ -85,6 +89,12 @@ export async function runExec(
         });
       },
     );
+    // Run as the box's user, a program that could not start is setpriv's failure to exec it.
+    const notExecuted =
+      context.user === undefined
+        ? undefined
+        : execFailureOf(command, { code, stderr: stderr.text("utf8") });
+    if (notExecuted !== undefined) throw await startFailure(notExecuted, attempt);
     return {
       exitCode: code,
       signal,

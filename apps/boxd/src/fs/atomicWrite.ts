@@ -77,6 +77,7 @@ async function replaceFile(
     // An object, not a boolean: the rename happens inside a callback.
     const done = { renamed: false };
     try {
+      await root.own(temp);
       const { version, size } = await copyInto(temp, options.content);
       await temp.sync();
       const key = `${resolved.directoryPath.join("/")}/${name}`;

@@ -110,6 +110,7 @@ export async function makeFolders(
         if (step.kind === "symlink") throw changedMeanwhile(shownPath);
       }
       const entered = step;
+      if (entered.made) await root.own(entered.handle);
       if (entered.made && anchor === undefined) {
         anchor = await reopen(parent).catch(async (error: unknown) => {
           // No handle to take it back through later (out of descriptors?): taken back now.

@@ -69,18 +69,35 @@ export interface ResolveOptions {
   readonly shownPath: string;
 }
 
+/** Who owns what boxd makes in the workspace: the box's own user, whom its commands run as. */
+export interface WorkspaceOwner {
+  readonly uid: number;
+  readonly gid: number;
+}
+
 export class WorkspaceRoot {
   private constructor(
     /** The root's real path, symlinks resolved. */
     readonly realPath: string,
     private readonly handle: FileHandle,
+    /** undefined: what boxd makes stays boxd's (its commands run as boxd's own user). */
+    readonly owner: WorkspaceOwner | undefined,
   ) {}
 
   /** Opens the root once; every later path resolves from this handle. */
-  static async open(root: string): Promise<WorkspaceRoot> {
+  static async open(root: string, owner?: WorkspaceOwner): Promise<WorkspaceRoot> {
     const realPath = await realpath(root);
     const handle = await open(realPath, DIRECTORY_FLAGS);
-    return new WorkspaceRoot(realPath, handle);
+    return new WorkspaceRoot(realPath, handle, owner);
+  }
+
+  /**
+   * Gives what boxd just made (by its handle) to the box's user: boxd runs as root, and a file
+   * its commands cannot write, or a folder git refuses as another user's, would be no file of
+   * theirs at all.
+   */
+  async own(made: FileHandle): Promise<void> {
+    if (this.owner !== undefined) await made.chown(this.owner.uid, this.owner.gid);
   }
 
   async close(): Promise<void> {

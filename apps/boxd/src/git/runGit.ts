@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { dirname } from "node:path";
 import { BoxError } from "@berth/box-protocol";
+import { commandLine, type CommandUser } from "../commandUser.ts";
 import { GIT_TIMEOUT_MS } from "../limits.ts";
 
 export interface GitContext {
@@ -8,6 +9,8 @@ export interface GitContext {
   readonly root: string;
   /** boxd's child environment (no BOXD_* variables). */
   readonly baseEnv: Readonly<Record<string, string>>;
+  /** Who git (and its hooks) runs as (commandUser.ts); undefined: as boxd. */
+  readonly user: CommandUser | undefined;
 }
 
 export interface GitRun {
@@ -43,10 +46,11 @@ export async function runGit(
     `safe.directory=${context.root}`,
     ...args,
   ];
+  const [file, ...fileArgs] = commandLine(context.user, ["git", ...argv]);
   return new Promise((resolve, reject) => {
     execFile(
-      "git",
-      argv,
+      file,
+      fileArgs,
       {
         cwd: context.root,
         env: gitEnv(context),

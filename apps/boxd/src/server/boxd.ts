@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { BoxError, boxOperations, streamRoutes, type BoxOperationName } from "@berth/box-protocol";
 import type { z } from "zod";
 import type { Logger } from "pino";
+import type { CommandUser } from "../commandUser.ts";
 import { childBaseEnv } from "../env.ts";
 import { sweepStaleTemp } from "../fs/sweepTemp.ts";
 import { WorkspaceRoot } from "../fs/workspaceRoot.ts";
@@ -23,6 +24,8 @@ export interface StartBoxdOptions {
   readonly instanceId: string;
   /** A TCP port of 0 picks a free one; the bound address is in the result. */
   readonly listen: ListenTarget;
+  /** The box's own user: every command runs as it, and owns what boxd makes. */
+  readonly user?: CommandUser;
   readonly logger: Logger;
 }
 
@@ -40,13 +43,14 @@ const jsonRoutes = new Map(
 );
 
 export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd> {
-  const root = await WorkspaceRoot.open(options.root);
+  const root = await WorkspaceRoot.open(options.root, options.user);
   const logger = options.logger;
   const context: BoxdContext = {
     root,
     terminals: new TerminalRegistry(),
-    git: { root: root.realPath, baseEnv: childBaseEnv() },
+    git: { root: root.realPath, baseEnv: childBaseEnv(), user: options.user },
     baseEnv: childBaseEnv(),
+    user: options.user,
     instanceId: options.instanceId,
     token: options.token,
     logger,

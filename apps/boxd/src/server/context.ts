@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { CommandUser } from "../commandUser.ts";
 import type { WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import type { GitContext } from "../git/runGit.ts";
 import type { TerminalRegistry } from "../terminals/terminalRegistry.ts";
@@ -10,6 +11,8 @@ export interface BoxdContext {
   readonly git: GitContext;
   /** boxd's environment without BOXD_*, for the processes it starts. */
   readonly baseEnv: Readonly<Record<string, string>>;
+  /** Who every command runs as; undefined: as boxd itself. */
+  readonly user: CommandUser | undefined;
   readonly instanceId: string;
   readonly token: string;
   readonly logger: Logger;

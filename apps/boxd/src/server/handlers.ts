@@ -57,7 +57,10 @@ export function createHandlers(context: BoxdContext): Handlers {
     gitCommit: (request) => git.gitCommit(context.git, request),
     exec: async (request) => {
       const folder = await confinedFolder(root, request.cwd);
-      return runExec({ cwd: folder.realPath, baseEnv: context.baseEnv }, request);
+      return runExec(
+        { cwd: folder.realPath, baseEnv: context.baseEnv, user: context.user },
+        request,
+      );
     },
     openTerminal: async (request) => {
       const folder = await confinedFolder(root, request.cwd);
@@ -67,6 +70,7 @@ export function createHandlers(context: BoxdContext): Handlers {
         cols: request.cols,
         rows: request.rows,
         env: { ...context.baseEnv, ...request.env },
+        user: context.user,
       });
       context.logger.info({ terminal: terminal.id, cwd: folder.path }, "terminal opened");
       return terminal.info();

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { spawn, type IPty } from "node-pty";
 import type { TerminalEvent, TerminalInfo } from "@berth/box-protocol";
+import { commandLine, type CommandUser } from "../commandUser.ts";
 import { TERMINAL_REPLAY_BYTES } from "../limits.ts";
 import { ReplayBuffer } from "./replayBuffer.ts";
 
@@ -14,6 +15,8 @@ export interface TerminalOptions {
   readonly cols: number;
   readonly rows: number;
   readonly env: Readonly<Record<string, string>>;
+  /** Who the shell runs as (commandUser.ts); undefined: as boxd. */
+  readonly user: CommandUser | undefined;
 }
 
 /**
@@ -29,7 +32,8 @@ export class Terminal {
   private exit: { exitCode: number | null; signal: number | null } | undefined;
 
   constructor(private readonly options: TerminalOptions) {
-    this.pty = spawn("bash", [], {
+    const [file, ...args] = commandLine(options.user, ["bash"]);
+    this.pty = spawn(file, args, {
       name: "xterm-256color",
       cols: options.cols,
       rows: options.rows,

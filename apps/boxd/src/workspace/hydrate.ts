@@ -1,7 +1,10 @@
+import { execFile } from "node:child_process";
 import { closeSync, fchmodSync, openSync } from "node:fs";
 import { mkdir, open, rename, rmdir } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { promisify } from "node:util";
 import { createGunzip, type Gunzip } from "node:zlib";
 import {
   BoxError,
@@ -43,6 +46,8 @@ export async function hydrateWorkspace(
   return oneAtATime.run("hydrate", () => hydrateOnce(root, source, options.gzip === true));
 }
 
+const run = promisify(execFile);
+
 /** Two hydrates at once would both find the root empty; they take turns instead. */
 const oneAtATime = new KeyedLock();
 
@@ -59,6 +64,7 @@ async function hydrateOnce(
     await mkdir(at(top, stagingName), 0o700);
     staging = await open(at(top, stagingName), DIRECTORY_FLAGS);
     const extracted = await extractInto(staging, source, gzip);
+    await ownTree(root, stagingName);
     await assertEmpty(top);
     const { names } = await readNames(staging);
     for (const name of names) await rename(at(staging, name), at(top, name));
@@ -77,6 +83,16 @@ async function hydrateOnce(
   } finally {
     await top.close();
   }
+}
+
+/**
+ * Gives the extracted tree to the box's user in one `chown -hR` (never following a symlink):
+ * the staging folder is boxd's own (0700), so nothing in it changes meanwhile.
+ */
+async function ownTree(root: WorkspaceRoot, stagingName: string): Promise<void> {
+  if (root.owner === undefined) return;
+  const { uid, gid } = root.owner;
+  await run("chown", ["-hR", `${String(uid)}:${String(gid)}`, join(root.realPath, stagingName)]);
 }
 
 async function assertEmpty(top: FileHandle): Promise<void> {

@@ -88,15 +88,24 @@ const boxRecordSchema = z.union([
     ...recordFields,
     /** The network of its latest start (boxNetwork.ts). */
     network: z.enum(["none", "egress", "host"]),
+    /** The host user its commands run as (boxUsers.ts); null: the control plane's own. */
+    user: z
+      .object({ uid: z.number().int().positive(), gid: z.number().int().positive() })
+      .nullable()
+      .default(null),
     /** null while suspended (or never started). */
     boxd: boxdProcessSchema.nullable(),
   }),
   // A box from before boxd listened on a socket: it ran on the host's network, and its boxd
   // (on a TCP port) is not one this backend can reach. Read as stopped: the next start's stray
   // scan ends that boxd, and the box starts again as today's boxes do.
-  z
-    .object({ format: z.literal(1), ...recordFields, boxd: z.unknown() })
-    .transform((old) => ({ ...old, format: 2 as const, network: "host" as const, boxd: null })),
+  z.object({ format: z.literal(1), ...recordFields, boxd: z.unknown() }).transform((old) => ({
+    ...old,
+    format: 2 as const,
+    network: "host" as const,
+    user: null,
+    boxd: null,
+  })),
 ]);
 
 export type BoxRecord = z.output<typeof boxRecordSchema>;

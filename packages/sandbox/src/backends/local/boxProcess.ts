@@ -17,6 +17,7 @@ import { bundleProblemOf } from "./boxdEntry.ts";
 import { findListeningSocket, lastLines, logSize, rotateIfLarge } from "./boxdLog.ts";
 import { NETWORK_HELPER_VARIABLE, startEgress, type ResolvedNetwork } from "./boxNetwork.ts";
 import { boxMounts, writeBoxEtc } from "./boxRoot.ts";
+import type { BoxUser } from "./boxUsers.ts";
 import { bubblewrapArgv, type ResolvedIsolation } from "./bubblewrap.ts";
 import {
   childPids,
@@ -82,6 +83,8 @@ export interface StartBoxdOptions {
   readonly bwrapPath: string;
   /** The box's network (bubblewrap only; an unisolated box has the host's). */
   readonly network: { readonly mode: ResolvedNetwork; readonly gid?: number };
+  /** The host user its commands run as; null: the control plane's own. */
+  readonly user: BoxUser | null;
   /** What boxd (and what it runs) inherits; BOXD_* is added here. */
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
@@ -104,7 +107,11 @@ export async function startBoxd(options: StartBoxdOptions): Promise<BoxdProcess>
     });
   const socketPath = await prepareSocket(layout);
   if (options.isolation === "bubblewrap")
-    await writeBoxEtc({ folder: layout.etcFolder, egress: options.network.mode === "egress" });
+    await writeBoxEtc({
+      folder: layout.etcFolder,
+      egress: options.network.mode === "egress",
+      user: options.user,
+    });
   await rotateIfLarge(layout.logFile);
   const offset = await logSize(layout.logFile);
   const { child, exit } = await spawnDetached(options);
@@ -172,6 +179,9 @@ async function spawnDetached(
     // killStrays finds a box's processes by it.
     BOXD_INSTANCE_ID: layout.instanceId,
     BOXD_ROOT: bubblewrap ? boxMounts.workspace : layout.workspace,
+    ...(options.user === null
+      ? {}
+      : { BOXD_COMMAND_USER: `${String(options.user.uid)}:${String(options.user.gid)}` }),
     LOG_LEVEL: options.command.logLevel,
   };
   const log = await open(layout.logFile, "a", 0o600);
@@ -224,13 +234,16 @@ function bubblewrapCommand(options: StartBoxdOptions): string[] {
   const bundle = dirname(entry);
   return [
     options.bwrapPath,
-    ...bubblewrapArgv({
-      workspace: options.layout.workspace,
-      bundle,
-      nodePty: nodePtyFolder(entry),
-      node: process.execPath,
-      etc: options.layout.etcFolder,
-    }),
+    ...bubblewrapArgv(
+      {
+        workspace: options.layout.workspace,
+        bundle,
+        nodePty: nodePtyFolder(entry),
+        node: process.execPath,
+        etc: options.layout.etcFolder,
+      },
+      { boxUser: options.user !== null },
+    ),
     realpathSync(process.execPath),
     ...boxdNodeFlags(entry),
     join(boxMounts.bundle, basename(entry)),

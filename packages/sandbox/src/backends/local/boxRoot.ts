@@ -56,6 +56,16 @@ const ETC_ALLOWED = [
   "timezone",
 ] as const;
 
+/** Every folder a mount below needs, parents first. */
+const PARENT_FOLDERS = [
+  "/etc",
+  "/etc/ssl",
+  "/var",
+  "/opt",
+  "/opt/berth",
+  "/opt/berth/node_modules",
+];
+
 /** The /etc files Berth writes for each box (in its folder on the host), bound over the allowlist. */
 const GENERATED_ETC = ["passwd", "group", "hosts", "hostname", "resolv.conf"] as const;
 
@@ -89,6 +99,9 @@ export function boxRootArgv(paths: BoxRootPaths): string[] {
   const node = realpathSync(paths.node);
   const nodeOutsideSystem = !SYSTEM_FOLDERS.some((folder) => isInside(node, folder));
   return [
+    // bwrap makes a missing parent of a mount 0700 (root's alone): the folders that hold the
+    // box's mounts are made first, readable by its user.
+    ...PARENT_FOLDERS.flatMap((folder) => ["--perms", "0755", "--dir", folder]),
     ...SYSTEM_FOLDERS.flatMap(systemFolder),
     ...(nodeOutsideSystem ? ["--ro-bind", dirname(node), dirname(node)] : []),
     ...ETC_ALLOWED.flatMap((entry) => ["--ro-bind-try", `/etc/${entry}`, `/etc/${entry}`]),
@@ -97,16 +110,15 @@ export function boxRootArgv(paths: BoxRootPaths): string[] {
     "/proc",
     "--dev",
     "/dev",
-    "--tmpfs",
-    "/tmp",
-    "--tmpfs",
-    "/var/tmp",
+    // Temporary folders as a system has them (1777: every user, each deleting only its own),
+    // and a home the box's user can write although bwrap makes it as root.
+    ...["--perms", "1777", "--tmpfs", "/tmp"],
+    ...["--perms", "1777", "--tmpfs", "/var/tmp"],
     "--tmpfs",
     "/run",
     "--tmpfs",
     "/home",
-    "--dir",
-    boxMounts.home,
+    ...["--perms", "1777", "--dir", boxMounts.home],
     "--ro-bind",
     paths.bundle,
     boxMounts.bundle,
@@ -124,18 +136,25 @@ export function boxRootArgv(paths: BoxRootPaths): string[] {
 }
 
 /**
- * Writes the box's own /etc files: one user (root, whom boxd and its commands run as here) with
- * the box's home, localhost names, and a resolver that answers only with egress (slirp4netns's
- * DNS forwarder at 10.0.2.3); without a network there is nothing to resolve.
+ * Writes the box's own /etc files: its users (root, whom boxd runs as, and the box's own user,
+ * whom its commands run as, at home in /home/box), localhost names, and a resolver that answers
+ * only with egress (slirp4netns's DNS forwarder at 10.0.2.3); without a network there is nothing
+ * to resolve.
  */
 export async function writeBoxEtc(options: {
   readonly folder: string;
   readonly egress: boolean;
+  readonly user: { readonly uid: number; readonly gid: number } | null;
 }): Promise<void> {
   await mkdir(options.folder, { recursive: true, mode: 0o755 });
+  const { user } = options;
+  const box =
+    user === null
+      ? ""
+      : `box:x:${String(user.uid)}:${String(user.gid)}:box:${boxMounts.home}:/bin/bash\n`;
   const files: Record<(typeof GENERATED_ETC)[number], string> = {
-    passwd: `root:x:0:0:box:${boxMounts.home}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
-    group: "root:x:0:\nnogroup:x:65534:\n",
+    passwd: `root:x:0:0:root:${user === null ? boxMounts.home : "/root"}:/bin/bash\n${box}nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    group: `root:x:0:\n${user === null ? "" : `box:x:${String(user.gid)}:\n`}nogroup:x:65534:\n`,
     hosts: "127.0.0.1\tlocalhost berth-box\n::1\tlocalhost ip6-localhost ip6-loopback\n",
     hostname: "berth-box\n",
     "resolv.conf": options.egress ? "nameserver 10.0.2.3\n" : "",

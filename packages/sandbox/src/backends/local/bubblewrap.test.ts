@@ -13,7 +13,7 @@ const paths = {
 };
 
 describe("bubblewrapArgv", () => {
-  const argv = bubblewrapArgv(paths);
+  const argv = bubblewrapArgv(paths, { boxUser: true });
   const at = (...flag: string[]) =>
     argv.findIndex((_, index) => flag.every((part, offset) => argv[index + offset] === part));
 
@@ -28,6 +28,18 @@ describe("bubblewrapArgv", () => {
       expect(argv).toContain(flag);
     }
     expect(at("--cap-drop", "ALL")).toBeGreaterThanOrEqual(0);
+    // boxd keeps only what switching its commands' user and owning their files takes.
+    const added = argv.flatMap((part, index) => (part === "--cap-add" ? [argv[index + 1]] : []));
+    expect(added.sort()).toEqual([
+      "CAP_CHOWN",
+      "CAP_DAC_OVERRIDE",
+      "CAP_FOWNER",
+      "CAP_KILL",
+      "CAP_SETGID",
+      "CAP_SETPCAP",
+      "CAP_SETUID",
+    ]);
+    expect(bubblewrapArgv(paths, { boxUser: false })).not.toContain("--cap-add");
     expect(argv).not.toContain("--die-with-parent");
     expect(argv.at(-1)).toBe("--");
   });

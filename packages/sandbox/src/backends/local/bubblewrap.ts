@@ -11,6 +11,16 @@ export type LocalIsolation = "bubblewrap" | "none" | "auto";
 /** What a box actually runs with (recorded in box.json, shown in inventory). */
 export type ResolvedIsolation = "bubblewrap" | "none";
 
+const BOXD_CAPABILITIES = [
+  "CAP_SETUID",
+  "CAP_SETGID",
+  "CAP_SETPCAP",
+  "CAP_CHOWN",
+  "CAP_FOWNER",
+  "CAP_DAC_OVERRIDE",
+  "CAP_KILL",
+] as const;
+
 /**
  * bwrap's arguments for one box (the command follows). What they give:
  * - pid, ipc, uts and network namespaces: the box sees only its own processes (its init is the
@@ -18,12 +28,12 @@ export type ResolvedIsolation = "bubblewrap" | "none";
  *   loopback of its own, plus slirp4netns's tap device in egress mode (boxNetwork.ts);
  * - a root of its own (boxRoot.ts): the system's programs, a curated /etc, /workspace, private
  *   /tmp and home, boxd's bundle; nothing else of the host;
- * - every capability dropped: bwrap started by root otherwise leaves them all;
+ * - every capability dropped but boxd's few, when its commands run as the box's own user;
  * - --new-session: the box gets no controlling terminal to inject input into (TIOCSTI).
- * Not given here: resource limits and another uid (a box runs as the control plane's user).
+ * Not given here: resource limits.
  * --die-with-parent is deliberately absent: boxes outlive the control plane.
  */
-export function bubblewrapArgv(root: BoxRootPaths): string[] {
+export function bubblewrapArgv(root: BoxRootPaths, options: { boxUser: boolean }): string[] {
   return [
     "--unshare-pid",
     "--unshare-ipc",
@@ -34,6 +44,11 @@ export function bubblewrapArgv(root: BoxRootPaths): string[] {
     "--new-session",
     "--cap-drop",
     "ALL",
+    // boxd, root in the box, keeps only what serving a box of its own user takes: switching its
+    // commands to that user and emptying their bounding set (SETUID, SETGID, SETPCAP), giving
+    // it what boxd writes and reading what it wrote (CHOWN, FOWNER, DAC_OVERRIDE), and ending
+    // a timed-out command's processes (KILL). Its commands keep none of them.
+    ...(options.boxUser ? BOXD_CAPABILITIES.flatMap((cap) => ["--cap-add", cap]) : []),
     ...boxRootArgv(root),
     // bwrap writes {"child-pid": N} to fd 3: N is the sandbox's init, the box's real pid.
     "--info-fd",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseUidRange } from "./boxUsers.ts";
 
 /**
  * What the local backend reads from its environment: whether this is CI (where bubblewrap is
@@ -17,6 +18,21 @@ const localBackendEnvSchema = z.object({
     .transform((value) => value === "1" || value === "true"),
   /** What a bubblewrap box's commands reach of the network: `none` or `egress` (boxNetwork.ts). */
   BERTH_BOX_NETWORK: z.enum(["none", "egress"]).default("egress"),
+  /** The host uids box commands run as, `first-last` (each box its own; used only as root). */
+  BERTH_BOX_UIDS: z
+    .string()
+    .default("2000000-2099999")
+    .transform((text, context) => {
+      const range = parseUidRange(text);
+      if (range === undefined) {
+        context.addIssue({
+          code: "custom",
+          message: "must be first-last, two uids above 0, e.g. 2000000-2099999",
+        });
+        return z.NEVER;
+      }
+      return range;
+    }),
   PATH: z.string().min(1).default("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
   HOME: z.string().min(1).optional(),
   LANG: z.string().optional(),

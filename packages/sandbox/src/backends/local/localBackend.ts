@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, realpath, rename, rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdir, realpath, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import {
   BackendError,
@@ -23,6 +25,7 @@ import {
 import { withBoxLock } from "./boxLock.ts";
 import { isHealthy, killStrays, startBoxd, stopBoxd } from "./boxProcess.ts";
 import { resolveNetwork } from "./boxNetwork.ts";
+import { claimBoxUser, releaseBoxUser, type BoxUser } from "./boxUsers.ts";
 import { resolveIsolation, type ResolvedIsolation } from "./bubblewrap.ts";
 import { instanceIdFor, isInstanceId } from "./instanceIds.ts";
 import { toBackendError } from "./localErrors.ts";
@@ -30,6 +33,7 @@ import { settingsFrom, type LocalBackendOptions, type Settings } from "./localSe
 import { isRunning, type ProcessIdentity } from "./processInfo.ts";
 
 const MAX_KNOWN_CLIENTS = 1024;
+const run = promisify(execFile);
 
 interface KnownClient {
   readonly boxd: ProcessIdentity;
@@ -95,6 +99,8 @@ export class LocalBackend implements Backend {
       // A folder without a record is a create cut short: there is nothing running to stop.
       const record = await readBoxRecord(layout);
       await this.#stop(layout, record?.boxd ?? null);
+      if (record?.user)
+        await releaseBoxUser({ dataDir: await this.#root(), instanceId, user: record.user });
       // Moved out first, so a crash mid-removal leaves trash rather than a half-deleted box.
       const trash = join(await this.#root(), "trash");
       await mkdir(trash, { recursive: true });
@@ -230,6 +236,7 @@ export class LocalBackend implements Backend {
       isolation,
       // Decided at each start (a box made before egress was set up gets it once it is).
       network: isolation === "bubblewrap" ? "none" : "host",
+      user: null,
       boxd: null,
     };
     await writeBoxRecord(layout, record);
@@ -297,6 +304,7 @@ export class LocalBackend implements Backend {
       logger: this.#settings.logger,
     });
     await this.#checkCapacity(instanceId);
+    const user = await this.#userFor(layout, record, isolation);
     const boxd = await startBoxd({
       layout,
       token,
@@ -304,14 +312,44 @@ export class LocalBackend implements Backend {
       isolation,
       bwrapPath: this.#settings.bwrapPath,
       network: { mode: network, ...(gid === undefined ? {} : { gid }) },
+      user,
       env: this.#settings.boxEnv,
       timeoutMs: this.#settings.startTimeoutMs,
     });
-    await writeBoxRecord(layout, { ...record, isolation, network, boxd });
+    await writeBoxRecord(layout, { ...record, isolation, network, user, boxd });
     this.#settings.logger.info(
       { instanceId, pid: boxd.pid, socket: boxd.socketPath, isolation, network },
       "boxd started",
     );
+  }
+
+  /**
+   * The host user a box's commands run as: its own uid of BERTH_BOX_UIDS, kept for its life, when
+   * Berth runs as root and the box under bubblewrap (only root can switch users; an unisolated
+   * box runs as the control plane). Its workspace is its user's: one an older Berth made as root
+   * is given to it now, since git refuses a repository another user owns.
+   */
+  async #userFor(
+    layout: BoxLayout,
+    record: BoxRecord,
+    isolation: ResolvedIsolation,
+  ): Promise<BoxUser | null> {
+    if (isolation !== "bubblewrap" || process.getuid?.() !== 0) return null;
+    const user =
+      record.user ??
+      (await claimBoxUser({
+        dataDir: await this.#root(),
+        instanceId: layout.instanceId,
+        range: this.#settings.boxUids,
+      }));
+    if ((await stat(layout.workspace)).uid !== user.uid) {
+      await run("chown", ["-hR", `${String(user.uid)}:${String(user.gid)}`, layout.workspace]);
+      this.#settings.logger.info(
+        { instanceId: layout.instanceId, uid: user.uid },
+        "workspace given to the box's user",
+      );
+    }
+    return user;
   }
 
   /** Stops the recorded boxd (if any), then whatever else still serves the box. */

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { BackendError } from "../../spawner/backend.ts";
 import type { BoxdLogLevel } from "./boxProcess.ts";
 import type { BoxNetworkMode } from "./boxNetwork.ts";
+import type { UidRange } from "./boxUsers.ts";
 import type { LocalIsolation } from "./bubblewrap.ts";
 import { inheritedBoxEnv, readLocalBackendEnv } from "./env.ts";
 import { defaultBoxdEntry } from "./boxdEntry.ts";
@@ -38,6 +39,8 @@ export interface LocalBackendOptions {
    * BERTH_ALLOW_UNISOLATED=1); otherwise such a start is refused, saying how to install it.
    */
   readonly allowUnisolated?: boolean;
+  /** The host uids box commands run as (default: BERTH_BOX_UIDS, 2000000-2099999). */
+  readonly boxUids?: UidRange;
 }
 
 export interface Settings {
@@ -54,6 +57,7 @@ export interface Settings {
   readonly boxdLogLevel: BoxdLogLevel;
   readonly ci: boolean;
   readonly allowUnisolated: boolean;
+  readonly boxUids: UidRange;
   readonly boxEnv: Readonly<Record<string, string>>;
 }
 
@@ -82,6 +86,7 @@ export function settingsFrom(options: LocalBackendOptions): Settings {
     boxdLogLevel: options.boxdLogLevel ?? "info",
     ci: options.ci ?? env.CI,
     allowUnisolated: options.allowUnisolated ?? env.BERTH_ALLOW_UNISOLATED,
+    boxUids: options.boxUids ?? env.BERTH_BOX_UIDS,
     boxEnv: inheritedBoxEnv(env),
   };
 }
