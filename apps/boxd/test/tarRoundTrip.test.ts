@@ -215,18 +215,23 @@ describe("manifest, capture and hydrate", () => {
     const own = await startBoxd();
     try {
       await writeFile(join(own.root, "big.bin"), randomBytes(24 * 1024 * 1024));
-      // A slow reader keeps the capture inside the file when it is cut short.
+      // A slow reader keeps the capture inside the file when it is cut short: cut once 1 MB of
+      // it has arrived (so the capture is reading it, however loaded the machine is).
+      let received = 0;
+      let cut: Promise<void> | undefined;
       const slow = new Writable({
         highWaterMark: 16 * 1024,
-        write(_chunk, _encoding, callback) {
+        write(chunk: Buffer, _encoding, callback) {
+          received += chunk.length;
+          if (received > 1024 * 1024) cut ??= truncate(join(own.root, "big.bin"), 0);
           setTimeout(callback, 2);
         },
       });
       const capture = own.client.capture({ destination: slow });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      await truncate(join(own.root, "big.bin"), 0);
 
       expect(await errorCode(capture)).toBe("unavailable");
+      expect(cut).toBeDefined();
+      await cut;
       expect(await own.client.health()).toMatchObject({ ok: true });
       const again = await own.client.capture({ destination: new PassThrough().resume() });
       expect(again.revision).toBe((await own.client.manifest()).revision);
