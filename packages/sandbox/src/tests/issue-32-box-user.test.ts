@@ -112,6 +112,21 @@ describe.runIf(runnable)("a box's commands run as its own user", () => {
     expect(scan.stdout).not.toContain(token);
   });
 
+  it("tells a program that could not start apart from one that failed, as its user too", async () => {
+    const [box] = boxes;
+    if (box === undefined) throw new Error("no box");
+    await expect(box.client.exec({ argv: ["no-such-program-here"] })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(box.client.exec({ argv: ["/workspace"] })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+    // A program that runs and exits 127 itself is an answer, not a start failure.
+    expect(await box.client.exec({ argv: ["sh", "-c", "exit 127"] })).toMatchObject({
+      exitCode: 127,
+    });
+  });
+
   it("owns its workspace: what boxd writes, what commands write, and git works on it", async () => {
     const [box] = boxes;
     if (box === undefined) throw new Error("no box");
