@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createBoxClient, deriveBoxToken } from "@berth/box-protocol";
+import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import {
   boxdArgv,
   DatabaseClock,
@@ -62,6 +62,48 @@ async function bareBoxd(root: string): Promise<number> {
   }
 }
 
+/** The p50 of `exec true` in `box`, `count` times in a row. */
+async function execLatency(box: BoxClient, count: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const started = performance.now();
+    const result = await box.exec({ argv: ["true"] });
+    if (result.exitCode !== 0) throw new Error("`true` failed in the neighbour box");
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+/**
+ * A neighbour's latency: `exec true` in one box, idle and then while another box keeps more
+ * busy processes than the machine has cores (a box's CPU share is what keeps its neighbour
+ * answering; a figure, never a test assertion).
+ */
+async function neighbourLatency(
+  backend: LocalBackend,
+  boxes: { noisy: string; quiet: string },
+  count: number,
+): Promise<{ idle: number; loaded: number }> {
+  const quiet = await backend.connect(boxes.quiet);
+  const noisy = await backend.connect(boxes.noisy);
+  const idle = await execLatency(quiet, count);
+  // Ended by the box's terminate below: its rejection is expected, and caught at once.
+  const hogs = noisy
+    .exec({
+      argv: ["sh", "-c", "for i in 1 2 3 4 5 6 7 8; do (while :; do :; done) & done; sleep 20"],
+      timeoutMs: 20_000,
+    })
+    .catch(() => undefined);
+  try {
+    // Let the hogs take the cores before measuring.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return { idle, loaded: await execLatency(quiet, count) };
+  } finally {
+    await backend.terminate(boxes.noisy);
+    await hogs;
+  }
+}
+
 export default defineBenchmark({
   name: "boxes",
   description: "cold start through the lease and the local backend, against starting boxd directly",
@@ -78,6 +120,8 @@ export default defineBenchmark({
     const berth: number[] = [];
     const baseline: number[] = [];
     let isolation = "unknown";
+    let network = "unknown";
+    let neighbour = { idle: Number.NaN, loaded: Number.NaN };
     try {
       for (let i = 0; i < runs; i += 1) {
         context.progress(`run ${String(i + 1)}/${String(runs)}`);
@@ -100,14 +144,32 @@ export default defineBenchmark({
         const result = await (await backend.connect(box.instanceId)).exec({ argv: ["true"] });
         if (result.exitCode !== 0) throw new Error("`true` failed in the box");
         berth.push(performance.now() - started);
-        isolation =
-          (await backend.inventory()).find((b) => b.instanceId === box.instanceId)?.isolation ??
-          isolation;
+        const info = (await backend.inventory()).find((b) => b.instanceId === box.instanceId);
+        isolation = info?.isolation ?? isolation;
+        network = info?.network ?? network;
         await backend.terminate(box.instanceId);
 
         const root = await mkdtemp(join(dataDir, "bare-"));
         baseline.push(await bareBoxd(root));
       }
+      context.progress("a neighbour's exec, idle and beside a busy box");
+      const [noisy, quiet] = await Promise.all(
+        ["noisy", "quiet"].map((name) =>
+          backend.create({
+            metadata: {
+              workspaceId: workspace.id,
+              leaseId: `bench-${name}`,
+              epoch: 1,
+              allocationId: `bench-${name}-${crypto.randomUUID()}`,
+            },
+          }),
+        ),
+      );
+      neighbour = await neighbourLatency(
+        backend,
+        { noisy: noisy?.instanceId ?? "", quiet: quiet?.instanceId ?? "" },
+        context.mode === "short" ? 5 : 50,
+      );
     } finally {
       for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
       await rm(dataDir, { recursive: true, force: true });
@@ -125,6 +187,9 @@ export default defineBenchmark({
         baseline_p95_ms: quantile(baseline, 0.95),
         runs,
         isolation,
+        network,
+        neighbour_idle_p50_ms: neighbour.idle,
+        neighbour_loaded_p50_ms: neighbour.loaded,
       },
       table: [
         {
@@ -138,6 +203,13 @@ export default defineBenchmark({
           p50_ms: round(median(baseline)),
           p95_ms: round(quantile(baseline, 0.95)),
           runs,
+        },
+        { case: "neighbour exec, idle", p50_ms: round(neighbour.idle), p95_ms: "", runs: "" },
+        {
+          case: "neighbour exec, beside 8 busy processes",
+          p50_ms: round(neighbour.loaded),
+          p95_ms: "",
+          runs: "",
         },
       ],
     };
