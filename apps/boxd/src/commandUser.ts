@@ -6,6 +6,11 @@
 export interface CommandUser {
   readonly uid: number;
   readonly gid: number;
+  /**
+   * The most processes the user may run at once (RLIMIT_NPROC), where no cgroup limits the box:
+   * it counts every process of the uid, which is the box's alone.
+   */
+  readonly processes?: number;
 }
 
 /**
@@ -19,7 +24,7 @@ export function commandLine(
   argv: readonly [string, ...string[]],
 ): readonly [string, ...string[]] {
   if (user === undefined) return argv;
-  return [
+  const switched: [string, ...string[]] = [
     "setpriv",
     `--reuid=${String(user.uid)}`,
     `--regid=${String(user.gid)}`,
@@ -30,6 +35,10 @@ export function commandLine(
     "--",
     ...argv,
   ];
+  // prlimit (as root) sets the limit, then setpriv switches: the limit counts the user's processes.
+  return user.processes === undefined
+    ? switched
+    : ["prlimit", `--nproc=${String(user.processes)}`, "--", ...switched];
 }
 
 const STRERROR_CODES: Readonly<Record<string, string>> = {

@@ -34,7 +34,16 @@ export async function runDaemon(): Promise<void> {
               path: env.BOXD_SOCKET,
               ...(env.BOXD_SOCKET_DIR_FD === undefined ? {} : { dirFd: env.BOXD_SOCKET_DIR_FD }),
             },
-      ...(env.BOXD_COMMAND_USER === undefined ? {} : { user: env.BOXD_COMMAND_USER }),
+      ...(env.BOXD_COMMAND_USER === undefined
+        ? {}
+        : {
+            user: {
+              ...env.BOXD_COMMAND_USER,
+              ...(env.BOXD_COMMAND_PROCESSES === undefined
+                ? {}
+                : { processes: env.BOXD_COMMAND_PROCESSES }),
+            },
+          }),
       logger,
     });
   } catch (error) {

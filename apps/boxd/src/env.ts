@@ -56,6 +56,8 @@ export const boxdEnvSchema = z
       })
       .refine((user) => user.uid > 0 && user.gid > 0, { error: "must not be root (0)" })
       .optional(),
+    /** With BOXD_COMMAND_USER: the most processes its commands may run at once (RLIMIT_NPROC). */
+    BOXD_COMMAND_PROCESSES: z.coerce.number().int().min(1).optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   })
   .refine((env) => (env.BOXD_TOKEN === undefined) !== (env.BOXD_TOKEN_FD === undefined), {
