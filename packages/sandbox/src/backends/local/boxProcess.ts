@@ -17,6 +17,7 @@ import { bundleProblemOf } from "./boxdEntry.ts";
 import { findListeningSocket, lastLines, logSize, rotateIfLarge } from "./boxdLog.ts";
 import { NETWORK_HELPER_VARIABLE, startEgress, type ResolvedNetwork } from "./boxNetwork.ts";
 import { boxMounts, writeBoxEtc } from "./boxRoot.ts";
+import { joiningCgroups } from "./cgroups/cgroupPrelude.ts";
 import { bubblewrapArgv, type ResolvedIsolation } from "./bubblewrap.ts";
 import {
   childPids,
@@ -85,6 +86,13 @@ export interface StartBoxdOptions {
   /** What boxd (and what it runs) inherits; BOXD_* is added here. */
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /**
+   * The cgroup.procs files of the box's cgroups (cgroups/): the box joins them before bwrap
+   * (or an unisolated boxd) runs. None: the box runs in the control plane's.
+   */
+  readonly cgroupProcs: readonly string[];
+  /** What the workspace may hold before boxd refuses writes (BOXD_DISK_BYTES); null: no limit. */
+  readonly diskBytes: number | null;
 }
 
 /**
@@ -172,6 +180,7 @@ async function spawnDetached(
     // killStrays finds a box's processes by it.
     BOXD_INSTANCE_ID: layout.instanceId,
     BOXD_ROOT: bubblewrap ? boxMounts.workspace : layout.workspace,
+    ...(options.diskBytes === null ? {} : { BOXD_DISK_BYTES: String(options.diskBytes) }),
     LOG_LEVEL: options.command.logLevel,
   };
   const log = await open(layout.logFile, "a", 0o600);
@@ -195,7 +204,11 @@ async function spawnDetached(
         options.network.mode === "egress" ? "pipe" : "ignore",
       ],
     };
-    const argv = bubblewrap ? bubblewrapCommand(options) : boxdArgv(options.command);
+    // In its cgroups from its first instruction: bwrap forks the box's init at once.
+    const argv = joiningCgroups(
+      options.cgroupProcs,
+      bubblewrap ? bubblewrapCommand(options) : boxdArgv(options.command),
+    );
     const child = spawn(argv[0] ?? process.execPath, argv.slice(1), launch);
     // Watched before the first await: a failed spawn emits "error" on the next tick.
     const exit = watchExit(child);

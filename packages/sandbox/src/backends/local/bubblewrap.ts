@@ -20,7 +20,8 @@ export type ResolvedIsolation = "bubblewrap" | "none";
  *   /tmp and home, boxd's bundle; nothing else of the host;
  * - every capability dropped: bwrap started by root otherwise leaves them all;
  * - --new-session: the box gets no controlling terminal to inject input into (TIOCSTI).
- * Not given here: resource limits and another uid (a box runs as the control plane's user).
+ * Not given here: another uid (a box runs as the control plane's user), and resource limits,
+ * which are the box's cgroups' (cgroups/), joined before bwrap runs.
  * --die-with-parent is deliberately absent: boxes outlive the control plane.
  */
 export function bubblewrapArgv(root: BoxRootPaths): string[] {

@@ -155,3 +155,37 @@ export async function removeGroup(tree: CgroupTree, path: string): Promise<void>
     await delay(POLL_MS);
   }
 }
+
+/**
+ * Removes the now empty cgroup at `path` (the data folder's parent, once its last box's cgroup
+ * went), leaving it where it still has children: a cgroup with child cgroups refuses rmdir.
+ * A create racing it finds its parent gone and makes it again (makeBoxGroup).
+ */
+export async function pruneGroup(tree: CgroupTree, path: string): Promise<void> {
+  try {
+    await tree.removeGroup(path);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code !== "EBUSY" && code !== "ENOTEMPTY") throw error;
+  }
+}
+
+/**
+ * Makes a box's cgroup after `setUp` made its parents, again when a removal's prune took a
+ * parent away in between (at most a few times: each round needs a prune to race it).
+ */
+export async function makeBoxGroup(options: {
+  readonly tree: CgroupTree;
+  readonly paths: readonly string[];
+  readonly setUp: () => Promise<void>;
+}): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    await options.setUp();
+    try {
+      for (const path of options.paths) await options.tree.makeGroup(path);
+      return;
+    } catch (error) {
+      if (errnoOf(error) !== "ENOENT" || attempt >= 3) throw error;
+    }
+  }
+}

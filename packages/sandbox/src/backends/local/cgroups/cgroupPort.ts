@@ -49,7 +49,8 @@ export interface BoxCgroups {
   members(instanceId: string): Promise<number[]>;
   /**
    * Ends whatever still runs in the box's cgroup (SIGKILL: its members are the box's by
-   * construction) and removes it once the kernel lets it go. A box without one is done.
+   * construction) and removes it once the kernel lets it go, and Berth's parent with it when no
+   * other box's is left there. A box without one is done.
    */
   remove(instanceId: string): Promise<void>;
   /** The instance ids that have a cgroup under Berth's parent (for the sweep). */

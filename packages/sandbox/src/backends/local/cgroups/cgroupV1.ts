@@ -2,8 +2,10 @@ import { join } from "node:path";
 import {
   exists,
   instanceFolders,
+  makeBoxGroup,
   makeChain,
   parseLimit,
+  pruneGroup,
   readControl,
   readPids,
   removeGroup,
@@ -75,10 +77,12 @@ export class CgroupV1 implements BoxCgroups {
   }
 
   async create(instanceId: string, limits: CgroupLimits): Promise<EnforcedLimits> {
-    // Again at each create: an operator may have removed Berth's parent meanwhile.
-    await this.setUp();
-    for (const hierarchy of HIERARCHIES)
-      await this.#tree.makeGroup(this.#group(hierarchy, instanceId));
+    // The parents again at each create: a removal or an operator may have taken them away.
+    await makeBoxGroup({
+      tree: this.#tree,
+      paths: HIERARCHIES.map((hierarchy) => this.#group(hierarchy, instanceId)),
+      setUp: () => this.setUp(),
+    });
     await writeControl(join(this.#group("pids", instanceId), "pids.max"), String(limits.processes));
     await this.#limitMemory(this.#group("memory", instanceId), limits.memoryBytes);
     await writeControl(
@@ -135,8 +139,10 @@ export class CgroupV1 implements BoxCgroups {
   }
 
   async remove(instanceId: string): Promise<void> {
-    for (const hierarchy of HIERARCHIES)
+    for (const hierarchy of HIERARCHIES) {
       await removeGroup(this.#tree, this.#group(hierarchy, instanceId));
+      await pruneGroup(this.#tree, join(this.#tree.root, hierarchy, this.#parent));
+    }
   }
 
   async list(): Promise<string[]> {

@@ -2,8 +2,10 @@ import { join } from "node:path";
 import {
   exists,
   instanceFolders,
+  makeBoxGroup,
   makeChain,
   parseLimit,
+  pruneGroup,
   readControl,
   readPids,
   removeGroup,
@@ -50,10 +52,9 @@ export class CgroupV2 implements BoxCgroups {
   }
 
   async create(instanceId: string, limits: CgroupLimits): Promise<EnforcedLimits> {
-    // Again at each create: an operator may have removed Berth's parent meanwhile.
-    await this.setUp();
     const group = this.#group(instanceId);
-    await this.#tree.makeGroup(group);
+    // The parents again at each create: a removal or an operator may have taken them away.
+    await makeBoxGroup({ tree: this.#tree, paths: [group], setUp: () => this.setUp() });
     await writeControl(join(group, "pids.max"), String(limits.processes));
     await writeControl(join(group, "memory.max"), String(limits.memoryBytes));
     // Present where swap is accounted: none at all, so memory.max is the box's whole memory.
@@ -83,8 +84,9 @@ export class CgroupV2 implements BoxCgroups {
     return readPids(join(this.#group(instanceId), "cgroup.procs"));
   }
 
-  remove(instanceId: string): Promise<void> {
-    return removeGroup(this.#tree, this.#group(instanceId));
+  async remove(instanceId: string): Promise<void> {
+    await removeGroup(this.#tree, this.#group(instanceId));
+    await pruneGroup(this.#tree, this.#parentPath());
   }
 
   list(): Promise<string[]> {
