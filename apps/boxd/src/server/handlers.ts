@@ -58,7 +58,8 @@ export function createHandlers(context: BoxdContext): Handlers {
     },
     mkdir: (request) => makeFolder(root, request),
     move: (request) => moveEntry(root, request),
-    remove: (request) => removeEntry(root, request),
+    // Room made: a write refused for the disk limit is taken again once it is measured.
+    remove: (request) => measuredAfter(() => removeEntry(root, request)),
     gitStatus: () => git.gitStatus(context.git),
     gitDiff: (request) => git.gitDiff(context.git, request),
     gitLog: (request) => git.gitLog(context.git, request),
