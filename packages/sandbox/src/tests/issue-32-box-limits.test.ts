@@ -6,7 +6,7 @@
 // test, not the machine.
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, rmdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BoxClient } from "@berth/box-protocol";
@@ -73,6 +73,15 @@ async function assertContained(instanceId: string): Promise<void> {
     const path = cgroupOf(hierarchy, instanceId).slice(`/sys/fs/cgroup/${hierarchy}`.length);
     if (!own.split("\n").some((line) => line.endsWith(`:${hierarchy}:${path}`)))
       throw new Error(`${instanceId} is not in its ${hierarchy} cgroup (${path}): not run`);
+  }
+}
+
+/** Alive, not a zombie (a zombie waits only to be reaped). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX] /.test(control(`/proc/${String(pid)}/stat`));
+  } catch {
+    return false;
   }
 }
 
@@ -227,6 +236,21 @@ describe.runIf(runnable)("a box's limits hold", () => {
     // Room made again: writes are taken.
     await box.remove({ path: "fill.bin" });
     await box.write({ path: "notes/kept.txt", content: "kept, again\n" });
+  });
+
+  it("sweeps the cgroup of a box whose folder is gone, killing what still ran in it", async () => {
+    const stale = await open("stale");
+    const processes = await boxProcesses(stale.instanceId);
+    // Its folder taken away while it runs, as by hand: no terminate will come for it.
+    const layout = boxLayout({ dataDir, instanceId: stale.instanceId });
+    await rename(layout.folder, join(dataDir, "taken-away"));
+    expect((await backend.inventory()).map((box) => box.instanceId)).not.toContain(
+      stale.instanceId,
+    );
+    for (const hierarchy of HIERARCHIES)
+      expect(existsSync(cgroupOf(hierarchy, stale.instanceId)), hierarchy).toBe(false);
+    for (const pid of processes) expect(running(pid), `pid ${String(pid)}`).toBe(false);
+    await rm(join(dataDir, "taken-away"), { recursive: true, force: true });
   });
 
   it("removes a box's cgroups when it is terminated, and the data folder's with the last box", async () => {
