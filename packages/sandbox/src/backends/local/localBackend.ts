@@ -210,7 +210,14 @@ export class LocalBackend implements Backend {
    */
   async #sweepCgroups(folders: ReadonlySet<string>): Promise<void> {
     const cgroups = await this.#cgroups();
-    for (const instanceId of await cgroups.list()) {
+    let listed: string[];
+    try {
+      listed = await cgroups.list();
+    } catch (error) {
+      this.#settings.logger.error({ err: error }, "box cgroups could not be listed for the sweep");
+      return;
+    }
+    for (const instanceId of listed) {
       if (folders.has(instanceId)) continue;
       try {
         await this.#guarded({ operation: "sweep", instanceId }, async (layout) => {
