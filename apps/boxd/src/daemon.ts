@@ -26,6 +26,7 @@ export async function runDaemon(): Promise<void> {
       root: env.BOXD_ROOT,
       token,
       instanceId: env.BOXD_INSTANCE_ID,
+      diskBytes: env.BOXD_DISK_BYTES,
       listen:
         env.BOXD_SOCKET === undefined
           ? { kind: "tcp", host: env.BOXD_HOST, port: env.BOXD_PORT }

@@ -58,6 +58,15 @@ export const boxdEnvSchema = z
       .optional(),
     /** With BOXD_COMMAND_USER: the most processes its commands may run at once (RLIMIT_NPROC). */
     BOXD_COMMAND_PROCESSES: z.coerce.number().int().min(1).optional(),
+    /**
+     * What the workspace may hold on disk: past it boxd refuses writes (disk_full) until files
+     * are removed (fs/diskWatch.ts). Unset: no limit of boxd's own.
+     */
+    BOXD_DISK_BYTES: z.coerce
+      .number({ error: "must be a number of bytes" })
+      .int({ error: "must be a whole number of bytes" })
+      .positive({ error: "must be a positive number of bytes" })
+      .optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   })
   .refine((env) => (env.BOXD_TOKEN === undefined) !== (env.BOXD_TOKEN_FD === undefined), {

@@ -138,6 +138,11 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
       "The file exists (or changed meanwhile): read it again, or write without --no-overwrite.",
   },
   too_large: tooLarge,
+  disk_full: {
+    reason: "usage",
+    hint: (scope) =>
+      `The box's workspace is at its disk limit: see what takes the room with \`berth exec ${sessionFlag(scope)} -- du -sh .\`, remove what is not needed (\`berth rm\`), then run the command again.`,
+  },
   git_failed: {
     reason: "usage",
     hint: (scope) =>

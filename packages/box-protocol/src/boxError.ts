@@ -19,6 +19,8 @@ export const BOX_ERROR_CODES = [
   "wrong_type",
   "version_conflict",
   "too_large",
+  /** The workspace is at its disk limit (or the disk is full): free space, then write again. */
+  "disk_full",
   "git_failed",
   "invalid_archive",
   "timeout",
@@ -64,6 +66,9 @@ export function httpStatusOf(code: BoxErrorCode): number {
       return 412;
     case "too_large":
       return 413;
+    case "disk_full":
+      // Insufficient Storage (RFC 4918): the request is fine, the workspace has no room for it.
+      return 507;
     case "git_failed":
     case "invalid_archive":
       return 422;

@@ -19,6 +19,7 @@ describe("boxErrorFromResponse", () => {
     [401, "", "unauthorized"],
     [404, "<html>not found</html>", "not_found"],
     [413, "", "too_large"],
+    [507, "", "disk_full"],
     [502, "bad gateway", "unavailable"],
     [503, "", "unavailable"],
     [504, "", "timeout"],

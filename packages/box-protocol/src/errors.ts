@@ -36,6 +36,7 @@ function codeOfStatus(status: number): BoxErrorCode {
   if (status === 404) return "not_found";
   if (status === 412) return "version_conflict";
   if (status === 413) return "too_large";
+  if (status === 507) return "disk_full";
   if (status === 408 || status === 504) return "timeout";
   if (status === 502 || status === 503) return "unavailable";
   return "internal";

@@ -17,6 +17,7 @@ export type {
   BackendErrorCode,
   BoxInfo,
   BoxIsolation,
+  BoxLimits,
   BoxMetadata,
 } from "./spawner/backend.ts";
 export { OrphanSweepSystem } from "./spawner/orphanSweep.ts";

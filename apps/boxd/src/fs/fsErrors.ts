@@ -39,7 +39,9 @@ export function fsError(error: unknown, path: string): BoxError {
     case "EINVAL":
       return new BoxError("invalid_request", `${shown}: invalid operation (a folder into itself?)`);
     case "ENOSPC":
-      return new BoxError("internal", `${shown}: no space left on the device`);
+      return new BoxError("disk_full", `${shown}: no space left on the device`);
+    case "EDQUOT":
+      return new BoxError("disk_full", `${shown}: the workspace's disk quota is used up`);
     case undefined:
     default:
       return new BoxError(

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { Logger } from "pino";
 import type { CommandUser } from "../commandUser.ts";
 import { childBaseEnv } from "../env.ts";
+import { DiskWatch, duMeasure } from "../fs/diskWatch.ts";
 import { sweepStaleTemp } from "../fs/sweepTemp.ts";
 import { WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import { SHUTDOWN_GRACE_MS } from "../limits.ts";
@@ -22,6 +23,8 @@ export interface StartBoxdOptions {
   readonly root: string;
   readonly token: string;
   readonly instanceId: string;
+  /** What the workspace may hold on disk before writes are refused (fs/diskWatch.ts). */
+  readonly diskBytes?: number | undefined;
   /** A TCP port of 0 picks a free one; the bound address is in the result. */
   readonly listen: ListenTarget;
   /** The box's own user: every command runs as it, and owns what boxd makes. */
@@ -45,8 +48,14 @@ const jsonRoutes = new Map(
 export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd> {
   const root = await WorkspaceRoot.open(options.root, options.user);
   const logger = options.logger;
+  const disk = new DiskWatch({
+    limitBytes: options.diskBytes,
+    measure: duMeasure(root.realPath),
+    logger,
+  });
   const context: BoxdContext = {
     root,
+    disk,
     terminals: new TerminalRegistry(),
     git: { root: root.realPath, baseEnv: childBaseEnv(), user: options.user },
     baseEnv: childBaseEnv(),
@@ -72,6 +81,7 @@ export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd>
   server.on("upgrade", attach.handleUpgrade);
   const address = await listenOn(server, options.listen);
   ready = true;
+  disk.start();
   void sweepStaleTemp(root, logger);
   // Started now, while boxd waits for its first request: a restore's hydrate and verification
   // then find their thread running instead of waiting tens of milliseconds for it.
@@ -81,6 +91,7 @@ export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd>
     address,
     stop: async () => {
       ready = false;
+      disk.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       context.terminals.closeAll();
       attach.closeAll();

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { CommandUser } from "../commandUser.ts";
+import type { DiskWatch } from "../fs/diskWatch.ts";
 import type { WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import type { GitContext } from "../git/runGit.ts";
 import type { TerminalRegistry } from "../terminals/terminalRegistry.ts";
@@ -7,6 +8,8 @@ import type { TerminalRegistry } from "../terminals/terminalRegistry.ts";
 /** What every handler may use: built once at start. */
 export interface BoxdContext {
   readonly root: WorkspaceRoot;
+  /** The workspace's disk limit: every write boxd makes is admitted by it first. */
+  readonly disk: DiskWatch;
   readonly terminals: TerminalRegistry;
   readonly git: GitContext;
   /** boxd's environment without BOXD_*, for the processes it starts. */

@@ -27,18 +27,30 @@ export type Handlers = {
 /** One handler per JSON operation; the compiler checks every operation has one. */
 export function createHandlers(context: BoxdContext): Handlers {
   const { root, terminals } = context;
+  /**
+   * Work that writes to the workspace outside boxd's own writes (a command, git): the disk watch
+   * measures what it wrote, told before the reply, so the caller's next write waits for that.
+   */
+  const measuredAfter = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      context.disk.changed();
+    }
+  };
   return {
     list: (request) => listFolder(root, request),
     stat: (request) => statEntry(root, request),
     read: (request) => readFile(root, request),
-    write: (request) => {
+    write: async (request) => {
       const bytes = Buffer.from(request.content, request.encoding);
       if (bytes.byteLength > MAX_INLINE_BYTES) {
         throw new BoxError("too_large", "inline writes are at most 8 MiB: use the upload stream");
       }
+      await context.disk.admit(bytes.byteLength);
       return atomicWrite(root, {
         path: request.path,
-        content: [bytes],
+        content: context.disk.metered([bytes]),
         expectedVersion: request.expectedVersion,
         mode: request.mode,
         createParents: request.createParents,
@@ -46,22 +58,24 @@ export function createHandlers(context: BoxdContext): Handlers {
     },
     mkdir: (request) => makeFolder(root, request),
     move: (request) => moveEntry(root, request),
-    remove: (request) => removeEntry(root, request),
+    // Room made: a write refused for the disk limit is taken again once it is measured.
+    remove: (request) => measuredAfter(() => removeEntry(root, request)),
     gitStatus: () => git.gitStatus(context.git),
     gitDiff: (request) => git.gitDiff(context.git, request),
     gitLog: (request) => git.gitLog(context.git, request),
     gitShow: (request) => git.gitShow(context.git, request),
     gitBranches: () => git.gitBranches(context.git),
-    gitCheckout: (request) => git.gitCheckout(context.git, request),
-    gitAdd: (request) => git.gitAdd(context.git, request),
-    gitCommit: (request) => git.gitCommit(context.git, request),
-    exec: async (request) => {
-      const folder = await confinedFolder(root, request.cwd);
-      return runExec(
-        { cwd: folder.realPath, baseEnv: context.baseEnv, user: context.user },
-        request,
-      );
-    },
+    gitCheckout: (request) => measuredAfter(() => git.gitCheckout(context.git, request)),
+    gitAdd: (request) => measuredAfter(() => git.gitAdd(context.git, request)),
+    gitCommit: (request) => measuredAfter(() => git.gitCommit(context.git, request)),
+    exec: (request) =>
+      measuredAfter(async () => {
+        const folder = await confinedFolder(root, request.cwd);
+        return runExec(
+          { cwd: folder.realPath, baseEnv: context.baseEnv, user: context.user },
+          request,
+        );
+      }),
     openTerminal: async (request) => {
       const folder = await confinedFolder(root, request.cwd);
       const terminal = terminals.open({

@@ -1,6 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { BoxError, CAPTURE_ESTIMATE_HEADER, decodeUploadQuery } from "@berth/box-protocol";
+import {
+  BoxError,
+  CAPTURE_ESTIMATE_HEADER,
+  decodeUploadQuery,
+  type HydrateResult,
+} from "@berth/box-protocol";
 import { atomicWrite } from "../fs/atomicWrite.ts";
 import { openRegularFile } from "../fs/fileOps.ts";
 import { joinPath, parseWorkspacePath } from "../fs/workspacePath.ts";
@@ -22,7 +27,12 @@ export async function handleUpload(
 ): Promise<void> {
   const { request, response, url } = exchange;
   const options = decodeUploadQuery(url.searchParams);
-  const result = await atomicWrite(context.root, { ...options, content: request });
+  const declared = Number(request.headers["content-length"] ?? 0);
+  await context.disk.admit(Number.isSafeInteger(declared) ? declared : 0);
+  const result = await atomicWrite(context.root, {
+    ...options,
+    content: context.disk.metered(request as AsyncIterable<Buffer>),
+  });
   sendJson(response, 200, result);
 }
 
@@ -86,7 +96,18 @@ export async function handleHydrate(
       `a hydrate body is a tar, plain or gzip; not ${encoding}`,
     );
   }
-  const result = await hydrateWorkspace(context.root, request, { gzip: encoding === "gzip" });
+  await context.disk.admit(0);
+  const reservation = context.disk.reserve();
+  let result: HydrateResult;
+  try {
+    result = await hydrateWorkspace(context.root, request, {
+      gzip: encoding === "gzip",
+      reserve: (bytes) => reservation.add(bytes),
+    });
+    reservation.commit();
+  } finally {
+    reservation.release();
+  }
   context.logger.info(result, "workspace hydrated");
   sendJson(response, 200, result);
 }

@@ -41,9 +41,18 @@ import { missingParents } from "./missingParents.ts";
 export async function hydrateWorkspace(
   root: WorkspaceRoot,
   source: Readable,
-  options: { readonly gzip?: boolean } = {},
+  options: HydrateOptions = {},
 ): Promise<HydrateResult> {
-  return oneAtATime.run("hydrate", () => hydrateOnce(root, source, options.gzip === true));
+  return oneAtATime.run("hydrate", () => hydrateOnce(root, source, options));
+}
+
+export interface HydrateOptions {
+  readonly gzip?: boolean;
+  /**
+   * Told each file's size (from its tar header) before its bytes are written: a throw refuses
+   * the archive (the disk limit: fs/diskWatch.ts), leaving the workspace empty.
+   */
+  readonly reserve?: (bytes: number) => void;
 }
 
 const run = promisify(execFile);
@@ -54,7 +63,7 @@ const oneAtATime = new KeyedLock();
 async function hydrateOnce(
   root: WorkspaceRoot,
   source: Readable,
-  gzip: boolean,
+  options: HydrateOptions,
 ): Promise<HydrateResult> {
   const top = await root.openRoot();
   const stagingName = newTempName("hydrate");
@@ -63,7 +72,7 @@ async function hydrateOnce(
     await assertEmpty(top);
     await mkdir(at(top, stagingName), 0o700);
     staging = await open(at(top, stagingName), DIRECTORY_FLAGS);
-    const extracted = await extractInto(staging, source, gzip);
+    const extracted = await extractInto(staging, source, options);
     await ownTree(root, stagingName);
     await assertEmpty(top);
     const { names } = await readNames(staging);
@@ -109,8 +118,9 @@ async function assertEmpty(top: FileHandle): Promise<void> {
 async function extractInto(
   staging: FileHandle,
   source: Readable,
-  gzip: boolean,
+  options: HydrateOptions,
 ): Promise<HydrateResult> {
+  const gzip = options.gzip === true;
   const parser = extract();
   source.on("error", (error) => parser.destroy(error));
   let feed: BatchedFeed | undefined;
@@ -146,6 +156,7 @@ async function extractInto(
       if (existing !== undefined && !(existing.type === "dir" && header.type === "directory")) {
         throw invalid(`${path}: appears twice in the archive`);
       }
+      options.reserve?.(header.size ?? 0);
       for (const folder of missingParents(components, entries)) await writer.mkdir(folder, 0o755);
       const at = components.join("/");
       const line = await extractEntry({ writer, path, at, header, body: entry, entries });

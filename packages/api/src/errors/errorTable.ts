@@ -43,6 +43,8 @@ const boxCodes: Record<BoxErrorCode, TRPC_ERROR_CODE_KEY> = {
   wrong_type: "BAD_REQUEST",
   version_conflict: "CONFLICT",
   too_large: "PAYLOAD_TOO_LARGE",
+  // tRPC has no 507: the call is sound, the workspace must first have room for it.
+  disk_full: "PRECONDITION_FAILED",
   git_failed: "UNPROCESSABLE_CONTENT",
   invalid_archive: "BAD_REQUEST",
   timeout: "TIMEOUT",

@@ -19,12 +19,28 @@ export type BoxIsolation = "bubblewrap" | "none" | "pod";
  */
 export type BoxNetwork = "none" | "egress" | "host" | "pod";
 
+/**
+ * What a box may use, as its backend enforced it at its latest start; null where nothing limits
+ * it (a box not started since limits were recorded, or memory and CPU on a machine without
+ * cgroups for them).
+ */
+export interface BoxLimits {
+  /** Processes (threads included) alive at once. */
+  readonly processes: number | null;
+  readonly memoryBytes: number | null;
+  /** Its CPU share under contention, on cgroup v2's cpu.weight scale (100 is everyone's). */
+  readonly cpuWeight: number | null;
+  /** What its workspace may hold. */
+  readonly diskBytes: number | null;
+}
+
 export interface BoxInfo {
   readonly instanceId: string;
   readonly metadata: BoxMetadata;
   readonly createdAt: Date;
   readonly isolation: BoxIsolation;
   readonly network: BoxNetwork;
+  readonly limits: BoxLimits;
   /** running: serving; suspended: stopped with its disk kept; gone: only its record is left. */
   readonly state: "running" | "suspended" | "gone";
 }

@@ -3,11 +3,13 @@ import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { BackendError } from "../../spawner/backend.ts";
+import { NO_LIMITS } from "./boxLimits.ts";
 import { isInstanceId } from "./instanceIds.ts";
 
 // A local box is one folder, <dataDir>/boxes/<instanceId>/:
 //   workspace/   what boxd serves (the only part a bubblewrap box can see, and write)
-//   box.json     the record below: metadata, creation time, isolation, the running boxd
+//   box.json     the record below: metadata, creation time, isolation, network, limits, the
+//                running boxd
 //   boxd.log     boxd's stdout and stderr, appended across restarts
 //   bwrap.json   bubblewrap's --info-fd output of the latest start (the sandbox's host pid)
 //   etc/         the box's own /etc files (passwd, hosts, resolv.conf, …), bound read-only
@@ -75,6 +77,14 @@ const boxdProcessSchema = z.object({
   startedAt: z.iso.datetime(),
 });
 
+/** What the box's latest start enforced (boxLimits.ts); null where nothing limits it. */
+const limitsSchema = z.object({
+  processes: z.number().int().positive().nullable(),
+  memoryBytes: z.number().int().positive().nullable(),
+  cpuWeight: z.number().int().positive().nullable(),
+  diskBytes: z.number().int().positive().nullable(),
+});
+
 const recordFields = {
   instanceId: z.string(),
   metadata: boxMetadataSchema,
@@ -93,6 +103,8 @@ const boxRecordSchema = z.union([
       .object({ uid: z.number().int().positive(), gid: z.number().int().positive() })
       .nullable()
       .default(null),
+    /** A record from before limits were recorded has none: nothing known to limit it. */
+    limits: limitsSchema.default(NO_LIMITS),
     /** null while suspended (or never started). */
     boxd: boxdProcessSchema.nullable(),
   }),
@@ -104,6 +116,7 @@ const boxRecordSchema = z.union([
     format: 2 as const,
     network: "host" as const,
     user: null,
+    limits: NO_LIMITS,
     boxd: null,
   })),
 ]);

@@ -18,6 +18,7 @@ import { findListeningSocket, lastLines, logSize, rotateIfLarge } from "./boxdLo
 import { NETWORK_HELPER_VARIABLE, startEgress, type ResolvedNetwork } from "./boxNetwork.ts";
 import { boxMounts, writeBoxEtc } from "./boxRoot.ts";
 import type { BoxUser } from "./boxUsers.ts";
+import { joiningCgroups } from "./cgroups/cgroupPrelude.ts";
 import { bubblewrapArgv, type ResolvedIsolation } from "./bubblewrap.ts";
 import {
   childPids,
@@ -83,11 +84,21 @@ export interface StartBoxdOptions {
   readonly bwrapPath: string;
   /** The box's network (bubblewrap only; an unisolated box has the host's). */
   readonly network: { readonly mode: ResolvedNetwork; readonly gid?: number };
-  /** The host user its commands run as; null: the control plane's own. */
-  readonly user: BoxUser | null;
+  /**
+   * The host user its commands run as, and the most processes they may run at once (their
+   * RLIMIT_NPROC: the limit that holds without cgroups too); null: the control plane's own.
+   */
+  readonly user: (BoxUser & { readonly processes: number }) | null;
   /** What boxd (and what it runs) inherits; BOXD_* is added here. */
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /**
+   * The cgroup.procs files of the box's cgroups (cgroups/): the box joins them before bwrap
+   * (or an unisolated boxd) runs. None: the box runs in the control plane's.
+   */
+  readonly cgroupProcs: readonly string[];
+  /** What the workspace may hold before boxd refuses writes (BOXD_DISK_BYTES); null: no limit. */
+  readonly diskBytes: number | null;
 }
 
 /**
@@ -181,7 +192,11 @@ async function spawnDetached(
     BOXD_ROOT: bubblewrap ? boxMounts.workspace : layout.workspace,
     ...(options.user === null
       ? {}
-      : { BOXD_COMMAND_USER: `${String(options.user.uid)}:${String(options.user.gid)}` }),
+      : {
+          BOXD_COMMAND_USER: `${String(options.user.uid)}:${String(options.user.gid)}`,
+          BOXD_COMMAND_PROCESSES: String(options.user.processes),
+        }),
+    ...(options.diskBytes === null ? {} : { BOXD_DISK_BYTES: String(options.diskBytes) }),
     LOG_LEVEL: options.command.logLevel,
   };
   const log = await open(layout.logFile, "a", 0o600);
@@ -205,7 +220,11 @@ async function spawnDetached(
         options.network.mode === "egress" ? "pipe" : "ignore",
       ],
     };
-    const argv = bubblewrap ? bubblewrapCommand(options) : boxdArgv(options.command);
+    // In its cgroups from its first instruction: bwrap forks the box's init at once.
+    const argv = joiningCgroups(
+      options.cgroupProcs,
+      bubblewrap ? bubblewrapCommand(options) : boxdArgv(options.command),
+    );
     const child = spawn(argv[0] ?? process.execPath, argv.slice(1), launch);
     // Watched before the first await: a failed spawn emits "error" on the next tick.
     const exit = watchExit(child);

@@ -30,7 +30,8 @@ const BOXD_CAPABILITIES = [
  *   /tmp and home, boxd's bundle; nothing else of the host;
  * - every capability dropped but boxd's few, when its commands run as the box's own user;
  * - --new-session: the box gets no controlling terminal to inject input into (TIOCSTI).
- * Not given here: resource limits.
+ * Not given here: resource limits, which are the box's cgroups' (cgroups/), joined before bwrap
+ * runs.
  * --die-with-parent is deliberately absent: boxes outlive the control plane.
  */
 export function bubblewrapArgv(root: BoxRootPaths, options: { boxUser: boolean }): string[] {

@@ -1,10 +1,27 @@
 import { z } from "zod";
 import { parseUidRange } from "./boxUsers.ts";
+import { DEFAULT_BOX_LIMITS, LIMIT_BOUNDS, type BoxLimitSettings } from "./boxLimits.ts";
+
+function limit(name: keyof BoxLimitSettings) {
+  const { min, max } = LIMIT_BOUNDS[name];
+  return z.coerce.number().int().min(min).max(max).default(DEFAULT_BOX_LIMITS[name]);
+}
+
+/** A cgroup below each hierarchy's root, as a relative path. */
+export const cgroupParentSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/, {
+    error: "must be a relative cgroup path, such as berth or system.slice/berth",
+  })
+  .refine((path) => !path.split("/").some((part) => part === "." || part === ".."), {
+    error: "must not hold . or ..",
+  });
 
 /**
  * What the local backend reads from its environment: whether this is CI (where bubblewrap is
- * required), and the few variables boxd and the commands it runs inherit. Nothing else of the
- * control plane's environment reaches a box: it holds BERTH_SECRET and DATABASE_URL.
+ * required), what boxes get (network, limits), and the few variables boxd and the commands it
+ * runs inherit. Nothing else of the control plane's environment reaches a box: it holds
+ * BERTH_SECRET and DATABASE_URL.
  */
 const localBackendEnvSchema = z.object({
   CI: z
@@ -33,6 +50,13 @@ const localBackendEnvSchema = z.object({
       }
       return range;
     }),
+  /** Each box's limits (boxLimits.ts has the defaults); processes, memory and CPU by cgroup. */
+  BERTH_BOX_PIDS_MAX: limit("processes"),
+  BERTH_BOX_MEMORY_BYTES: limit("memoryBytes"),
+  BERTH_BOX_CPU_WEIGHT: limit("cpuWeight"),
+  BERTH_BOX_DISK_BYTES: limit("diskBytes"),
+  /** Berth's own cgroup below each hierarchy's root: boxes' are `<it>/<data folder hash>/<id>`. */
+  BERTH_CGROUP_PARENT: cgroupParentSchema.default("berth"),
   PATH: z.string().min(1).default("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"),
   HOME: z.string().min(1).optional(),
   LANG: z.string().optional(),

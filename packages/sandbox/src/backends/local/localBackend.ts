@@ -19,14 +19,18 @@ import {
   pathExists,
   readBoxRecord,
   writeBoxRecord,
+  type BoxdProcess,
   type BoxLayout,
   type BoxRecord,
 } from "./boxFolder.ts";
 import { withBoxLock } from "./boxLock.ts";
+import { cgroupParentFor, NO_LIMITS, recordedLimits } from "./boxLimits.ts";
 import { isHealthy, killStrays, startBoxd, stopBoxd } from "./boxProcess.ts";
 import { resolveNetwork } from "./boxNetwork.ts";
 import { claimBoxUser, releaseBoxUser, type BoxUser } from "./boxUsers.ts";
 import { resolveIsolation, type ResolvedIsolation } from "./bubblewrap.ts";
+import type { BoxCgroups } from "./cgroups/cgroupPort.ts";
+import { detectCgroups } from "./cgroups/detectCgroups.ts";
 import { instanceIdFor, isInstanceId } from "./instanceIds.ts";
 import { toBackendError } from "./localErrors.ts";
 import { settingsFrom, type LocalBackendOptions, type Settings } from "./localSettings.ts";
@@ -95,7 +99,11 @@ export class LocalBackend implements Backend {
   async terminate(instanceId: string): Promise<void> {
     this.#clients.delete(instanceId);
     await this.#guarded({ operation: "terminate", instanceId }, async (layout) => {
-      if (!(await pathExists(layout.folder))) return;
+      if (!(await pathExists(layout.folder))) {
+        // A terminate cut short after the folder went: its cgroup may be left.
+        await (await this.#cgroups()).remove(instanceId);
+        return;
+      }
       // A folder without a record is a create cut short: there is nothing running to stop.
       const record = await readBoxRecord(layout);
       await this.#stop(layout, record?.boxd ?? null);
@@ -164,10 +172,12 @@ export class LocalBackend implements Backend {
     try {
       const dataDir = await this.#root();
       const boxes: BoxInfo[] = [];
-      for (const instanceId of await listInstanceIds(dataDir)) {
+      const instanceIds = await listInstanceIds(dataDir);
+      for (const instanceId of instanceIds) {
         const info = await this.#describe(boxLayout({ dataDir, instanceId }));
         if (info !== undefined) boxes.push(info);
       }
+      await this.#sweepCgroups(new Set(instanceIds));
       return boxes.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     } catch (error) {
       throw toBackendError(error, { operation: "inventory" });
@@ -193,8 +203,39 @@ export class LocalBackend implements Backend {
       createdAt: new Date(record.createdAt),
       isolation: record.isolation,
       network: record.network,
+      limits: record.limits,
       state: await this.#state(layout, record),
     };
+  }
+
+  /**
+   * Removes the cgroups of boxes whose folder is gone (a crash mid-terminate, a folder removed
+   * by hand), killing what still runs in them: under the data folder's own cgroup parent,
+   * nothing but this data folder's boxes is there. One that fails is logged and left for the
+   * next sweep: it must not hide every box from inventory.
+   */
+  async #sweepCgroups(folders: ReadonlySet<string>): Promise<void> {
+    const cgroups = await this.#cgroups();
+    let listed: string[];
+    try {
+      listed = await cgroups.list();
+    } catch (error) {
+      this.#settings.logger.error({ err: error }, "box cgroups could not be listed for the sweep");
+      return;
+    }
+    for (const instanceId of listed) {
+      if (folders.has(instanceId)) continue;
+      try {
+        await this.#guarded({ operation: "sweep", instanceId }, async (layout) => {
+          // Under the box's lock: a create may have made its folder since the listing.
+          if (await pathExists(layout.folder)) return;
+          await cgroups.remove(instanceId);
+          this.#settings.logger.warn({ instanceId }, "removed the cgroup of a box with no folder");
+        });
+      } catch (error) {
+        this.#settings.logger.error({ instanceId, err: error }, "a stale box cgroup stays");
+      }
+    }
   }
 
   async #state(layout: BoxLayout, record: BoxRecord): Promise<BoxInfo["state"]> {
@@ -237,6 +278,7 @@ export class LocalBackend implements Backend {
       // Decided at each start (a box made before egress was set up gets it once it is).
       network: isolation === "bubblewrap" ? "none" : "host",
       user: null,
+      limits: NO_LIMITS,
       boxd: null,
     };
     await writeBoxRecord(layout, record);
@@ -305,20 +347,37 @@ export class LocalBackend implements Backend {
     });
     await this.#checkCapacity(instanceId);
     const user = await this.#userFor(layout, record, isolation);
-    const boxd = await startBoxd({
-      layout,
-      token,
-      command: { entry: this.#settings.boxdEntry, logLevel: this.#settings.boxdLogLevel },
-      isolation,
-      bwrapPath: this.#settings.bwrapPath,
-      network: { mode: network, ...(gid === undefined ? {} : { gid }) },
-      user,
-      env: this.#settings.boxEnv,
-      timeoutMs: this.#settings.startTimeoutMs,
-    });
-    await writeBoxRecord(layout, { ...record, isolation, network, user, boxd });
+    const cgroups = await this.#cgroups();
+    const { diskBytes } = this.#settings.limits;
+    const limits = recordedLimits(
+      await cgroups.create(instanceId, this.#settings.limits),
+      diskBytes,
+    );
+    let boxd: BoxdProcess;
+    try {
+      boxd = await startBoxd({
+        layout,
+        token,
+        command: { entry: this.#settings.boxdEntry, logLevel: this.#settings.boxdLogLevel },
+        isolation,
+        bwrapPath: this.#settings.bwrapPath,
+        network: { mode: network, ...(gid === undefined ? {} : { gid }) },
+        user: user === null ? null : { ...user, processes: this.#settings.limits.processes },
+        env: this.#settings.boxEnv,
+        timeoutMs: this.#settings.startTimeoutMs,
+        cgroupProcs: cgroups.procsFiles(instanceId),
+        diskBytes,
+      });
+    } catch (error) {
+      // No cgroup outlives a failed start; the next start makes it afresh.
+      await cgroups.remove(instanceId).catch((cause: unknown) => {
+        this.#settings.logger.error({ instanceId, err: cause }, "a failed start's cgroup stays");
+      });
+      throw error;
+    }
+    await writeBoxRecord(layout, { ...record, isolation, network, user, limits, boxd });
     this.#settings.logger.info(
-      { instanceId, pid: boxd.pid, socket: boxd.socketPath, isolation, network },
+      { instanceId, pid: boxd.pid, socket: boxd.socketPath, isolation, network, limits },
       "boxd started",
     );
   }
@@ -352,7 +411,10 @@ export class LocalBackend implements Backend {
     return user;
   }
 
-  /** Stops the recorded boxd (if any), then whatever else still serves the box. */
+  /**
+   * Stops the recorded boxd (if any), then whatever else still serves the box, then removes its
+   * cgroup (killing anything left in it): a box has a cgroup only while it runs.
+   */
   async #stop(layout: BoxLayout, boxd: BoxRecord["boxd"]): Promise<void> {
     if (boxd !== null) await stopBoxd({ boxd, graceMs: this.#settings.stopGraceMs });
     const strays = await killStrays(layout);
@@ -362,6 +424,15 @@ export class LocalBackend implements Backend {
         "killed boxd processes the box record did not name",
       );
     }
+    await (await this.#cgroups()).remove(layout.instanceId);
+  }
+
+  /** This data folder's box cgroups, under Berth's parent (detected once per process). */
+  async #cgroups(): Promise<BoxCgroups> {
+    return detectCgroups({
+      parent: cgroupParentFor(this.#settings.cgroupParent, await this.#root()),
+      logger: this.#settings.logger,
+    });
   }
 
   /** A box never runs with less isolation than it was created with. */

@@ -1,5 +1,6 @@
 import { BoxError } from "@berth/box-protocol";
 import { BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
+import { CgroupError } from "./cgroups/cgroupPort.ts";
 
 /**
  * The one place a local-backend failure becomes a BackendError: every public method passes
@@ -26,6 +27,15 @@ export function toBackendError(
 function codeOf(error: unknown): BackendErrorCode {
   // boxd did not answer as it should (down, hung, or a stranger on its port).
   if (error instanceof BoxError) return "unavailable";
+  if (error instanceof CgroupError) {
+    switch (error.code) {
+      case "unavailable":
+        return "unavailable";
+      // Processes that outlived SIGKILL for seconds: nothing a retry is sure to change.
+      case "busy":
+        return "internal";
+    }
+  }
   switch ((error as NodeJS.ErrnoException | undefined)?.code) {
     case "ENOSPC":
     case "EDQUOT":

@@ -1,10 +1,11 @@
 import { isAbsolute, resolve } from "node:path";
 import { BackendError } from "../../spawner/backend.ts";
+import { LIMIT_BOUNDS, type BoxLimitSettings } from "./boxLimits.ts";
 import type { BoxdLogLevel } from "./boxProcess.ts";
 import type { BoxNetworkMode } from "./boxNetwork.ts";
 import type { UidRange } from "./boxUsers.ts";
 import type { LocalIsolation } from "./bubblewrap.ts";
-import { inheritedBoxEnv, readLocalBackendEnv } from "./env.ts";
+import { cgroupParentSchema, inheritedBoxEnv, readLocalBackendEnv } from "./env.ts";
 import { defaultBoxdEntry } from "./boxdEntry.ts";
 import { silentLogger, type LocalBackendLogger } from "./logger.ts";
 
@@ -41,6 +42,14 @@ export interface LocalBackendOptions {
   readonly allowUnisolated?: boolean;
   /** The host uids box commands run as (default: BERTH_BOX_UIDS, 2000000-2099999). */
   readonly boxUids?: UidRange;
+  /**
+   * What each box may use (default: BERTH_BOX_PIDS_MAX, BERTH_BOX_MEMORY_BYTES,
+   * BERTH_BOX_CPU_WEIGHT, BERTH_BOX_DISK_BYTES; else boxLimits.ts's defaults), a part given
+   * here replacing only that part.
+   */
+  readonly limits?: Partial<BoxLimitSettings>;
+  /** Berth's own cgroup below each hierarchy's root (default: BERTH_CGROUP_PARENT, else berth). */
+  readonly cgroupParent?: string;
 }
 
 export interface Settings {
@@ -59,6 +68,8 @@ export interface Settings {
   readonly allowUnisolated: boolean;
   readonly boxUids: UidRange;
   readonly boxEnv: Readonly<Record<string, string>>;
+  readonly limits: BoxLimitSettings;
+  readonly cgroupParent: string;
 }
 
 export function settingsFrom(options: LocalBackendOptions): Settings {
@@ -72,6 +83,23 @@ export function settingsFrom(options: LocalBackendOptions): Settings {
   const boxdEntry = options.boxdEntry ?? defaultBoxdEntry();
   if (!isAbsolute(boxdEntry)) throw invalid(`boxdEntry must be an absolute path, not ${boxdEntry}`);
   const env = readLocalBackendEnv();
+  const limits: BoxLimitSettings = {
+    processes: options.limits?.processes ?? env.BERTH_BOX_PIDS_MAX,
+    memoryBytes: options.limits?.memoryBytes ?? env.BERTH_BOX_MEMORY_BYTES,
+    cpuWeight: options.limits?.cpuWeight ?? env.BERTH_BOX_CPU_WEIGHT,
+    diskBytes: options.limits?.diskBytes ?? env.BERTH_BOX_DISK_BYTES,
+  };
+  const cgroupParent = options.cgroupParent ?? env.BERTH_CGROUP_PARENT;
+  const parentProblem = cgroupParentSchema.safeParse(cgroupParent).error?.issues[0];
+  if (parentProblem !== undefined)
+    throw invalid(`cgroupParent ${JSON.stringify(cgroupParent)} ${parentProblem.message}`);
+  for (const [name, value] of Object.entries(limits) as [keyof BoxLimitSettings, number][]) {
+    const { min, max } = LIMIT_BOUNDS[name];
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw invalid(
+        `limits.${name} must be an integer from ${String(min)} to ${String(max)}, not ${String(value)}`,
+      );
+  }
   return {
     dataDir: resolve(options.dataDir),
     secret: options.secret,
@@ -88,5 +116,7 @@ export function settingsFrom(options: LocalBackendOptions): Settings {
     allowUnisolated: options.allowUnisolated ?? env.BERTH_ALLOW_UNISOLATED,
     boxUids: options.boxUids ?? env.BERTH_BOX_UIDS,
     boxEnv: inheritedBoxEnv(env),
+    limits,
+    cgroupParent,
   };
 }
