@@ -2,12 +2,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { BackendError } from "../../spawner/backend.ts";
+import { BackendError, noBoxLimits, type BoxConfinement } from "../../spawner/backend.ts";
 import { isInstanceId } from "./instanceIds.ts";
 
 // A local box is one folder, <dataDir>/boxes/<instanceId>/:
 //   workspace/   what boxd serves (the only part a bubblewrap box can see, and write)
-//   box.json     the record below: metadata, creation time, isolation, the running boxd
+//   box.json     the record below: metadata, creation time, isolation, network, limits, boxd
 //   boxd.log     boxd's stdout and stderr, appended across restarts
 //   bwrap.json   bubblewrap's --info-fd output of the latest start (the sandbox's host pid)
 //   etc/         the box's own /etc files (passwd, hosts, resolv.conf, …), bound read-only
@@ -75,6 +75,22 @@ const boxdProcessSchema = z.object({
   startedAt: z.iso.datetime(),
 });
 
+/** A limit the box is given: positive, or null for none (unlimited, or not enforced here). */
+const limitSchema = z.number().int().positive().nullable();
+
+/**
+ * The box's resource limits, the one place create reads them from. A record written before
+ * limits were recorded has none.
+ */
+const boxLimitsSchema = z
+  .object({
+    processes: limitSchema,
+    memoryBytes: limitSchema,
+    cpuWeight: limitSchema,
+    diskBytes: limitSchema,
+  })
+  .default(noBoxLimits);
+
 const recordFields = {
   instanceId: z.string(),
   metadata: boxMetadataSchema,
@@ -88,19 +104,29 @@ const boxRecordSchema = z.union([
     ...recordFields,
     /** The network of its latest start (boxNetwork.ts). */
     network: z.enum(["none", "egress", "host"]),
+    limits: boxLimitsSchema,
     /** null while suspended (or never started). */
     boxd: boxdProcessSchema.nullable(),
   }),
   // A box from before boxd listened on a socket: it ran on the host's network, and its boxd
   // (on a TCP port) is not one this backend can reach. Read as stopped: the next start's stray
   // scan ends that boxd, and the box starts again as today's boxes do.
-  z
-    .object({ format: z.literal(1), ...recordFields, boxd: z.unknown() })
-    .transform((old) => ({ ...old, format: 2 as const, network: "host" as const, boxd: null })),
+  z.object({ format: z.literal(1), ...recordFields, boxd: z.unknown() }).transform((old) => ({
+    ...old,
+    format: 2 as const,
+    network: "host" as const,
+    limits: noBoxLimits,
+    boxd: null,
+  })),
 ]);
 
 export type BoxRecord = z.output<typeof boxRecordSchema>;
 export type BoxdProcess = z.infer<typeof boxdProcessSchema>;
+
+/** What the box runs with, as its record says: what create reports for the lease to record. */
+export function confinementOf(record: BoxRecord): BoxConfinement {
+  return { isolation: record.isolation, network: record.network, limits: record.limits };
+}
 
 /** The box's record; undefined when there is none (no such box, or a create cut short). */
 export async function readBoxRecord(layout: BoxLayout): Promise<BoxRecord | undefined> {
