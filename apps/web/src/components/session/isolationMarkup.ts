@@ -51,9 +51,11 @@ function isolationContent(machine: MachineView): string {
         })
       : "—";
   }
-  const details = `network ${box.network} · ${limitsText(box.limits)}`;
+  const small = "text-xs text-muted-foreground";
   return (
-    `<div class='flex flex-col items-start gap-1'>${badgeOf(box)}` +
-    `<span class='whitespace-nowrap text-xs text-muted-foreground'>${escapeHtml(details)}</span></div>`
+    `<div class='flex flex-col items-start gap-0.5'>${badgeOf(box)}` +
+    `<span class='whitespace-nowrap ${small}'>network ${escapeHtml(box.network)}</span>` +
+    // Wraps within a narrow column: a box with every limit would otherwise widen the table.
+    `<span class='block max-w-36 ${small}'>${escapeHtml(limitsText(box.limits))}</span></div>`
   );
 }
