@@ -1,5 +1,5 @@
 import type { BoxClient } from "@berth/box-protocol";
-import type { ArchiveProgress, Backend, BoxInfo, BoxMetadata } from "@berth/sandbox";
+import type { ArchiveProgress, Backend, BoxInfo, BoxMetadata, CreatedBox } from "@berth/sandbox";
 
 /**
  * When each phase of the operation being timed was first and last seen, in ms since `start`:
@@ -50,9 +50,7 @@ export class MarkedBackend implements Backend {
     this.#marks = marks;
   }
 
-  async create(input: {
-    readonly metadata: BoxMetadata;
-  }): Promise<{ readonly instanceId: string }> {
+  async create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox> {
     this.#marks.note("create");
     const created = await this.#inner.create(input);
     this.#marks.note("created");

@@ -8,7 +8,7 @@ test.describe.configure({ mode: "serial" });
 // A session's page follows its box live: the machines table and the lease timeline change as
 // calls made elsewhere (here: straight to the API, as an agent would) move the lease.
 
-test("the machines table and the timeline follow the box live, archiveComplete included", async ({
+test("the machines table and the timeline follow the box live, archiveComplete and isolation included", async ({
   page,
 }, testInfo) => {
   await signIn(page);
@@ -25,7 +25,10 @@ test("the machines table and the timeline follow the box live, archiveComplete i
   const state = machines.getByTestId("machine-state");
   const generations = machines.getByTestId("machine-generations");
   const archive = machines.getByTestId("archive-complete");
+  const isolation = machines.getByTestId("machine-isolation");
   await expect(state).toHaveText("cold");
+  // No box, so nothing is confined yet.
+  await expect(isolation).toHaveText("—");
   await expect(generations).toHaveText("0 / —");
   await expect(archive).toHaveText("archive behind");
   await expect(page.getByTestId("live-status")).toHaveText("live");
@@ -41,6 +44,11 @@ test("the machines table and the timeline follow the box live, archiveComplete i
   // A read through the API wakes the box: the page shows it warm without a reload.
   await call(page, { path: "fs.list", input: { ...scope, path: "" }, kind: "query" });
   await expect(state).toHaveText("warm");
+  // What the box was given, as its lease recorded it: bubblewrap (no warning badge), never the
+  // host's network.
+  await expect(isolation).toContainText("bubblewrap");
+  await expect(isolation).toContainText(/network (none|egress)/);
+  await expect(isolation.locator(".badge-warning")).toHaveCount(0);
   await call(page, { path: "archives.capture", input: scope, kind: "mutation" });
   await expect(archive).toHaveText("archiveComplete");
   await expect(generations).toHaveText("0 / 0");

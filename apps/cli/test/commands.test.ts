@@ -98,12 +98,15 @@ describe("berth, signed in", () => {
           os: null,
           arch: null,
           hasDisplay: false,
+          confinement: null,
           lastSeenAt: null,
         },
       ],
     });
     const table = await served.current.berth(["machines"]);
-    expect(table.stdout).toMatch(/^SESSION\s+MACHINE\s+STATE\s+INSTANCE\s+EPOCH/);
+    expect(table.stdout).toMatch(
+      /^SESSION\s+MACHINE\s+STATE\s+ISOLATION\s+LIMITS\s+INSTANCE\s+EPOCH/,
+    );
     expect(table.stdout).toContain("cli work (group box)");
 
     // An enrolled machine is listed with a session (never in the one-box-per-session list).

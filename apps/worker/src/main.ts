@@ -1,5 +1,6 @@
-// The worker process: runs the reaper, the orphan sweep and the periodic checkpoint. Any number of
-// workers may run against one database: every sweep claims its leases with SKIP LOCKED.
+// The worker process: runs the reaper, the orphan sweep, the periodic checkpoint and, once
+// isolation works, the rotation of unisolated boxes. Any number of workers may run against one
+// database: every sweep claims its leases with SKIP LOCKED.
 import { join, resolve } from "node:path";
 import { createDbClient } from "@berth/db";
 import {
@@ -8,6 +9,7 @@ import {
   CheckpointSystem,
   DatabaseClock,
   FilesystemArchiveStore,
+  IsolationRotationSystem,
   leaseConfigFromEnv,
   LocalBackend,
   OrphanSweepSystem,
@@ -63,6 +65,12 @@ const reaper = new ReaperSystem({
       : backendDrainPort({ backend, archiver }),
 });
 const orphans = backend === undefined ? undefined : new OrphanSweepSystem({ resources, backend });
+// Boxes left unisolated (started while bubblewrap did not work) are replaced as they drain once a
+// box started here would get bubblewrap: this backend probes it again every minute until it does.
+const rotation =
+  backend === undefined
+    ? undefined
+    : new IsolationRotationSystem({ resources, isolationNow: () => backend.resolveIsolation() });
 const checkpoints =
   archiver === undefined
     ? undefined
@@ -78,6 +86,7 @@ try {
     db,
     logger,
     reaper,
+    rotation,
     orphans,
     checkpoints,
     reaperPeriodMs: env.BERTH_REAPER_PERIOD_MS,

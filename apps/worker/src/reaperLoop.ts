@@ -1,5 +1,6 @@
 import type {
   CheckpointSystem,
+  IsolationRotationSystem,
   OrphanSweepSystem,
   ReaperSystem,
   SweepReport,
@@ -8,6 +9,11 @@ import type { Logger } from "pino";
 
 export interface ReaperLoopOptions {
   readonly reaper: ReaperSystem;
+  /**
+   * Before each reaper sweep, once isolation works here, asks the leases of unisolated boxes
+   * that drain to rotate, so that very sweep replaces them (when boxes are local).
+   */
+  readonly rotation?: IsolationRotationSystem | undefined;
   /** Terminates boxes no lease records, after each reaper sweep (when boxes are local). */
   readonly orphans?: OrphanSweepSystem | undefined;
   /** Captures quiet warm leases after each sweep (when an archive store is configured). */
@@ -17,11 +23,12 @@ export interface ReaperLoopOptions {
 }
 
 /**
- * Runs the reaper (then the orphan sweep) every `periodMs` until stopped; a sweep that throws is
- * logged and the next one runs on time. Stopping waits for the sweep in progress.
+ * Runs the rotation step, the reaper, the orphan sweep and the checkpoints every `periodMs` until
+ * stopped; a sweep that throws is logged and the next one runs on time. Stopping waits for the
+ * sweep in progress.
  */
 export function startReaperLoop(options: ReaperLoopOptions): { stop(): Promise<void> } {
-  const { reaper, orphans, checkpoints, periodMs, logger } = options;
+  const { reaper, rotation, orphans, checkpoints, periodMs, logger } = options;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
@@ -29,6 +36,13 @@ export function startReaperLoop(options: ReaperLoopOptions): { stop(): Promise<v
   const sweep = async () => {
     const started = performance.now();
     try {
+      const rotated = await rotation?.sweepOnce();
+      if (rotated?.kind === "asked" && rotated.leases.length > 0) {
+        logger.info(
+          { leases: rotated.leases.map((lease) => lease.id) },
+          "isolation works: unisolated boxes asked to rotate",
+        );
+      }
       const report = await reaper.sweepOnce();
       if (isBusy(report)) {
         logger.info(

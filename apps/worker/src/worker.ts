@@ -1,5 +1,10 @@
 import type { DbClient } from "@berth/db";
-import type { CheckpointSystem, OrphanSweepSystem, ReaperSystem } from "@berth/sandbox";
+import type {
+  CheckpointSystem,
+  IsolationRotationSystem,
+  OrphanSweepSystem,
+  ReaperSystem,
+} from "@berth/sandbox";
 import type { Logger } from "pino";
 import { startReaperLoop } from "./reaperLoop.ts";
 
@@ -7,6 +12,7 @@ export interface WorkerOptions {
   readonly db: DbClient;
   readonly logger: Logger;
   readonly reaper: ReaperSystem;
+  readonly rotation?: IsolationRotationSystem | undefined;
   readonly orphans?: OrphanSweepSystem | undefined;
   readonly checkpoints?: CheckpointSystem | undefined;
   readonly reaperPeriodMs: number;
@@ -37,6 +43,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     logger.info({ database: version, reaperPeriodMs: options.reaperPeriodMs }, "worker started");
     const loop = startReaperLoop({
       reaper: options.reaper,
+      rotation: options.rotation,
       orphans: options.orphans,
       checkpoints: options.checkpoints,
       periodMs: options.reaperPeriodMs,

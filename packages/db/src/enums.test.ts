@@ -51,6 +51,11 @@ function insertWith(table: CheckedTable, column: string): string {
       return `WITH ${newWorkspace}
     INSERT INTO sessions (workspace_id, sandbox_group_id, backend) SELECT w.id, gen_random_uuid(), $1 FROM w`;
     case "sandbox_leases":
+      // A box's isolation and network are recorded together, with its instance
+      // (sandbox_leases_box_check): the column under test is $1, its partner a valid value.
+      if (column === "box_isolation" || column === "box_network")
+        return `WITH ${newWorkspace} INSERT INTO sandbox_leases (workspace_id, sandbox_group_id, backend, expires_at, instance_id, box_isolation, box_network)
+             SELECT w.id, gen_random_uuid(), 'local', now(), 'box', ${column === "box_isolation" ? "$1" : "'none'"}, ${column === "box_network" ? "$1" : "'none'"} FROM w`;
       return column === "backend"
         ? `WITH ${newWorkspace} INSERT INTO sandbox_leases (workspace_id, sandbox_group_id, backend, expires_at)
              SELECT w.id, gen_random_uuid(), $1, now() FROM w`

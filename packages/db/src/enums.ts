@@ -53,6 +53,22 @@ export const workspaceStatuses = [
 ] as const;
 export type WorkspaceStatus = (typeof workspaceStatuses)[number];
 
+/**
+ * How a lease's box is isolated from its machine, as its backend reported it when the box was
+ * recorded: bubblewrap (a local box in namespaces of its own), none (a local box running as a
+ * plain process of the control plane's user), pod (a Kubernetes pod).
+ */
+export const boxIsolations = ["bubblewrap", "none", "pod"] as const;
+export type BoxIsolation = (typeof boxIsolations)[number];
+
+/**
+ * What a box's commands can reach of the network: only a loopback of their own (`none`), that
+ * plus outbound access kept off the host (`egress`), the host's own network (`host`, an
+ * unisolated local box), or their pod's (`pod`).
+ */
+export const boxNetworks = ["none", "egress", "host", "pod"] as const;
+export type BoxNetwork = (typeof boxNetworks)[number];
+
 /** Who performed an audited action. */
 export const auditActorKinds = ["user", "token", "system"] as const;
 export type AuditActorKind = (typeof auditActorKinds)[number];
@@ -87,6 +103,8 @@ export const checkedColumns = [
   { table: "sandbox_leases", column: "archive_status", values: archiveStatuses },
   { table: "sandbox_leases", column: "restore_status", values: restoreStatuses },
   { table: "sandbox_leases", column: "workspace_status", values: workspaceStatuses },
+  { table: "sandbox_leases", column: "box_isolation", values: boxIsolations },
+  { table: "sandbox_leases", column: "box_network", values: boxNetworks },
   { table: "lease_holders", column: "kind", values: holderKinds },
   { table: "audit_events", column: "actor_kind", values: auditActorKinds },
   { table: "workspace_archives", column: "status", values: archiveRecordStatuses },

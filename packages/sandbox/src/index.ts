@@ -10,15 +10,23 @@ export * from "./machines/index.ts";
 export { captureUnavailableDrainPort } from "./reaper/drainPort.ts";
 export type { CaptureResult, DrainPort } from "./reaper/drainPort.ts";
 export { ReaperSystem } from "./reaper/reaperSystem.ts";
+export { IsolationRotationSystem } from "./reaper/isolationRotation.ts";
+export type {
+  IsolationRotationOptions,
+  IsolationRotationReport,
+} from "./reaper/isolationRotation.ts";
 export type { DrainResult, ReaperOptions, SweepReport } from "./reaper/reaperSystem.ts";
-export { BackendError, backendErrorCodes } from "./spawner/backend.ts";
+export { BackendError, backendErrorCodes, noBoxLimits } from "./spawner/backend.ts";
 export type {
   Backend,
   BackendErrorCode,
+  BoxConfinement,
   BoxInfo,
   BoxIsolation,
   BoxLimits,
   BoxMetadata,
+  BoxNetwork,
+  CreatedBox,
 } from "./spawner/backend.ts";
 export { OrphanSweepSystem } from "./spawner/orphanSweep.ts";
 export type { OrphanSweepReport } from "./spawner/orphanSweep.ts";

@@ -1,6 +1,9 @@
+import type { RouterOutputs } from "@berth/api";
 import type { Command } from "commander";
 import type { CliContext } from "../context.ts";
-import { table } from "../output.ts";
+import { formatBytes, table } from "../output.ts";
+
+type Machine = RouterOutputs["machines"]["list"][number];
 
 export function registerMachines(program: Command, cli: CliContext): void {
   program
@@ -14,7 +17,7 @@ export function registerMachines(program: Command, cli: CliContext): void {
     )
     .addHelpText(
       "after",
-      "\nWithout --session: one group box per session (one query for the whole workspace).\n`instanceId` is null while a box is cold; enrolled machines are online or offline.",
+      "\nWithout --session: one group box per session (one query for the whole workspace).\n`instanceId` is null while a box is cold; enrolled machines are online or offline.\nISOLATION is the running box's isolation/network (bubblewrap/egress, say); `none` is a box\nrunning unisolated, as the server's own user on its network, replaced at its next drain once\nbubblewrap works there. LIMITS are the box's process, memory, CPU and disk limits.",
     )
     .action(async (options: { session?: string }, command: Command) => {
       const { client, workspaceId } = await cli.connect();
@@ -22,7 +25,8 @@ export function registerMachines(program: Command, cli: CliContext): void {
         workspaceId,
         ...(options.session === undefined ? {} : { sessionId: options.session }),
       });
-      cli.output(command).result({ machines }, () =>
+      const output = cli.output(command);
+      output.result({ machines }, () =>
         machines.length === 0
           ? "No sessions, so no boxes: `berth sessions create` makes one."
           : table(
@@ -30,6 +34,8 @@ export function registerMachines(program: Command, cli: CliContext): void {
                 "SESSION",
                 "MACHINE",
                 "STATE",
+                "ISOLATION",
+                "LIMITS",
                 "INSTANCE",
                 "EPOCH",
                 "WS GEN",
@@ -41,6 +47,8 @@ export function registerMachines(program: Command, cli: CliContext): void {
                 m.sessionId,
                 m.name,
                 m.state,
+                isolationOf(m),
+                limitsOf(m),
                 m.instanceId ?? "-",
                 m.leaseEpoch === null ? "-" : String(m.leaseEpoch),
                 String(m.workspaceGeneration),
@@ -50,7 +58,34 @@ export function registerMachines(program: Command, cli: CliContext): void {
               ]),
             ),
       );
+      const unisolated = machines.filter((m) => m.confinement?.isolation === "none").length;
+      if (unisolated > 0) {
+        output.note(
+          `Warning: ${String(unisolated)} box${unisolated === 1 ? " runs" : "es run"} unisolated (ISOLATION none): its commands reach what the server's user can. Berth replaces it at its next drain once bubblewrap works on the server.`,
+        );
+      }
     });
+}
+
+/** "bubblewrap/egress"; "-" with no box; "unknown" for a box recorded before Berth said. */
+function isolationOf(machine: Machine): string {
+  const box = machine.confinement;
+  if (box === null)
+    return machine.kind === "group" && machine.instanceId !== null ? "unknown" : "-";
+  return `${box.isolation}/${box.network}`;
+}
+
+/** "procs 256, mem 4 GiB, cpu 100, disk 20 GiB", only the limits the box has; "none" for none. */
+function limitsOf(machine: Machine): string {
+  const limits = machine.confinement?.limits;
+  if (limits === undefined) return "-";
+  const given = [
+    limits.processes === null ? undefined : `procs ${String(limits.processes)}`,
+    limits.memoryBytes === null ? undefined : `mem ${formatBytes(limits.memoryBytes)}`,
+    limits.cpuWeight === null ? undefined : `cpu ${String(limits.cpuWeight)}`,
+    limits.diskBytes === null ? undefined : `disk ${formatBytes(limits.diskBytes)}`,
+  ].filter((part) => part !== undefined);
+  return given.length === 0 ? "none" : given.join(", ");
 }
 
 /** "turn 1, viewer 2" — only the kinds that hold the box now. */

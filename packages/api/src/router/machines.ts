@@ -9,7 +9,8 @@ export const machinesRouter = {
   /**
    * The machines a session can run on (with `sessionId`: its group box, then the workspace's
    * enrolled machines), or the group box of every session of the workspace: state, generations,
-   * `archiveComplete`, holders. One query, whatever the count.
+   * `archiveComplete`, holders, and `confinement` (the running box's isolation, network and
+   * limits, as its lease recorded them). One query, whatever the count.
    */
   list: memberProcedure
     .input(z.object({ sessionId: idSchema.optional() }))

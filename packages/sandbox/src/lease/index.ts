@@ -20,6 +20,7 @@ export type {
   ReleaseOutcome,
 } from "./leaseSystem.ts";
 export type { LeaseResources } from "./resources.ts";
+export type { RecordedConfinement } from "./confinement.ts";
 export { isArchiveComplete } from "./snapshot.ts";
 export type { LeaseSnapshot } from "./snapshot.ts";
 export type { AcquirableHolderKind, HolderKind, LeaseLiveness, RestoreStatus } from "./states.ts";

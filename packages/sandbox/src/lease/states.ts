@@ -3,6 +3,8 @@ import type { HolderKind } from "@berth/db";
 
 export {
   archiveStatuses,
+  boxIsolations,
+  boxNetworks,
   holderKinds,
   leaseLivenesses,
   providerStatuses,
@@ -11,6 +13,8 @@ export {
 } from "@berth/db";
 export type {
   ArchiveStatus,
+  BoxIsolation,
+  BoxNetwork,
   HolderKind,
   LeaseLiveness,
   ProviderStatus,

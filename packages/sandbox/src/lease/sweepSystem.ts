@@ -76,6 +76,22 @@ export class LeaseSweepSystem {
     return rows.flatMap((row) => (row.lease === null ? [] : [row.lease]));
   }
 
+  /**
+   * Asks each draining local lease whose box runs unisolated (or was recorded before isolation
+   * was) to rotate: its drain becomes immediate and cannot be re-armed, so the reaper replaces
+   * the box now. Run only where isolation works; a warm lease is asked once it drains (a request
+   * on a live lease would fence every arrival until it went cold). Logs one 'rotate' event per
+   * lease; a lease already asked is not asked again.
+   */
+  async requestUnisolatedRotations(limit: number = DEFAULT_BATCH): Promise<LeaseSnapshot[]> {
+    const now = await this.#resources.clock.now();
+    const rows = await callLeaseFunction(
+      this.#resources.db,
+      Prisma.sql`berth_lease_rotate_unisolated('reaper', ${now}::timestamptz, ${limit}::int)`,
+    );
+    return rows.flatMap((row) => (row.lease === null ? [] : [row.lease]));
+  }
+
   /** Gives a claimed lease back (its drain was deferred), so the next sweep retries it. */
   async releaseDrainClaim(lease: { id: string; drainClaimId?: string | null }): Promise<void> {
     await this.#resources.db.$executeRaw`

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { confinementSchema } from "./confinement.ts";
 import type { CasLoss, CasOutcome } from "./errors.ts";
 import { epochSchema, idSchema, parseInput } from "./inputs.ts";
 import { callLeaseFunctionOnce, Prisma, type TransitionRow } from "./leaseStore.ts";
@@ -18,6 +19,11 @@ const rematerializationSchema = idSchema.nullable().default(null);
 const createdSchema = allocationSchema.extend({
   instanceId: nameSchema,
   rematerializationId: rematerializationSchema,
+  /**
+   * What the backend reported the box was given. The spawner always passes it; null (the
+   * default) records the box as unknown, as a box recorded before Berth recorded it.
+   */
+  confinement: confinementSchema.nullable().default(null),
 });
 const commitSchema = fenceSchema.extend({
   instanceId: nameSchema,
@@ -75,15 +81,22 @@ export class WarmingSystem {
     );
   }
 
-  /** Attributes the created box to the warming epoch, so the reaper can stop it if we die. */
+  /**
+   * Attributes the created box to the warming epoch, so the reaper can stop it if we die, and
+   * records what the box was given (isolation, network, limits) in the same CAS.
+   */
   async recordCreated(input: RecordCreatedInput): Promise<CasOutcome<"recorded">> {
     const args = parseInput(createdSchema, input);
     const { clock, config } = this.#resources;
     const now = await clock.now();
+    const box = args.confinement;
+    const limits = box?.limits;
     return this.#run(
       Prisma.sql`berth_lease_record_created(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
         ${args.expectedEpoch}::int, ${args.allocationId}, ${args.instanceId}, ${args.rematerializationId}::uuid,
-        ${config.warmingTimeoutMs}::int, ${now}::timestamptz)`,
+        ${config.warmingTimeoutMs}::int, ${now}::timestamptz, ${box?.isolation ?? null}::text,
+        ${box?.network ?? null}::text, ${limits?.processes ?? null}::int, ${limits?.memoryBytes ?? null}::bigint,
+        ${limits?.cpuWeight ?? null}::int, ${limits?.diskBytes ?? null}::bigint)`,
       ["recorded"],
     );
   }

@@ -1,4 +1,5 @@
 import type { HolderKind, LeaseLiveness } from "@berth/db";
+import type { RecordedConfinement } from "../lease/confinement.ts";
 
 /**
  * Where a machine stands. A group box follows its lease (cold → warming → warm → draining); an
@@ -31,6 +32,13 @@ export interface MachineView {
   readonly os: string | null;
   readonly arch: string | null;
   readonly hasDisplay: boolean;
+  /**
+   * What the group box was given when its lease recorded it: its isolation (`none` is an
+   * unisolated box, shown with a warning), its network and its limits (null: no limit). Null
+   * while the lease has no box, for an enrolled machine (its owner's, not Berth's to confine),
+   * and for a box recorded before Berth recorded this (unknown).
+   */
+  readonly confinement: RecordedConfinement | null;
   /** The latest heartbeat of any holder (group box) or of the machine itself. */
   readonly lastSeenAt: Date | null;
 }

@@ -1,5 +1,7 @@
 import { preparedOnce, queryRows, type DbClientOrTx, type LeaseLiveness } from "@berth/db";
+import type { RecordedConfinement } from "../lease/confinement.ts";
 import { isArchiveComplete } from "../lease/snapshot.ts";
+import type { BoxIsolation, BoxNetwork } from "../lease/states.ts";
 import type { MachineView } from "./machineView.ts";
 
 /** An enrolled machine heard from within this long is online. */
@@ -24,6 +26,13 @@ interface MachineRow {
   readonly os: string | null;
   readonly arch: string | null;
   readonly has_display: boolean;
+  readonly box_isolation: BoxIsolation | null;
+  readonly box_network: BoxNetwork | null;
+  readonly box_max_processes: number | null;
+  /** bigint columns read as float8: exact below 2^53 bytes, and a number through pg too. */
+  readonly box_memory_bytes: number | null;
+  readonly box_cpu_weight: number | null;
+  readonly box_disk_bytes: number | null;
   /** Milliseconds since the epoch: read as a number, the same through pg and through Prisma. */
   readonly last_seen_ms: number | null;
 }
@@ -42,7 +51,8 @@ const MACHINES = preparedOnce(`
          AND ($2::uuid IS NULL OR s.id = $2::uuid))
     SELECT kind, session_id, sandbox_id, name, active_sandbox_id, liveness, epoch, instance_id,
            workspace_generation, archive_generation, archive_status, turn, viewer, direct,
-           process, os, arch, has_display,
+           process, os, arch, has_display, box_isolation, box_network, box_max_processes,
+           box_memory_bytes, box_cpu_weight, box_disk_bytes,
            (extract(epoch FROM last_seen_at) * 1000)::float8 AS last_seen_ms
       FROM (
       SELECT 'group' AS kind, 0 AS part, s.created_at, s.id::text AS session_id,
@@ -53,7 +63,10 @@ const MACHINES = preparedOnce(`
              l.archive_status,
              coalesce(h.turn, 0)::int AS turn, coalesce(h.viewer, 0)::int AS viewer,
              coalesce(h.direct, 0)::int AS direct, coalesce(h.process, 0)::int AS process,
-             NULL::text AS os, NULL::text AS arch, false AS has_display, h.last_seen_at
+             NULL::text AS os, NULL::text AS arch, false AS has_display,
+             l.box_isolation, l.box_network, l.box_max_processes,
+             l.box_memory_bytes::float8 AS box_memory_bytes, l.box_cpu_weight,
+             l.box_disk_bytes::float8 AS box_disk_bytes, h.last_seen_at
         FROM scoped s
         LEFT JOIN sandbox_leases l
           ON l.workspace_id = $1::uuid AND l.sandbox_group_id = s.sandbox_group_id
@@ -68,7 +81,7 @@ const MACHINES = preparedOnce(`
       SELECT 'selfhosted', 1, m.created_at, s.id::text, m.id::text, m.name,
              s.active_sandbox_id::text,
              NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0,
-             m.os, m.arch, m.has_display, m.last_seen_at
+             m.os, m.arch, m.has_display, NULL, NULL, NULL, NULL, NULL, NULL, m.last_seen_at
         FROM scoped s
         JOIN machines m ON m.workspace_id = $1::uuid
        WHERE $2::uuid IS NOT NULL) machine
@@ -129,7 +142,23 @@ function machineOf(row: MachineRow, now: Date): MachineView {
     os: row.os,
     arch: row.arch,
     hasDisplay: row.has_display,
+    confinement: group ? confinementOf(row) : null,
     lastSeenAt: row.last_seen_ms === null ? null : new Date(row.last_seen_ms),
+  };
+}
+
+/** What the group box was given, as its lease recorded it; null with no box, or unknown. */
+function confinementOf(row: MachineRow): RecordedConfinement | null {
+  if (row.box_isolation === null || row.box_network === null) return null;
+  return {
+    isolation: row.box_isolation,
+    network: row.box_network,
+    limits: {
+      processes: row.box_max_processes,
+      memoryBytes: row.box_memory_bytes,
+      cpuWeight: row.box_cpu_weight,
+      diskBytes: row.box_disk_bytes,
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { BoxClient } from "@berth/box-protocol";
+import type { BoxIsolation as DbBoxIsolation, BoxNetwork as DbBoxNetwork } from "@berth/db";
 
 /** What every box carries in its backend's metadata, so an orphan sweep can match it to a lease. */
 export interface BoxMetadata {
@@ -9,29 +10,57 @@ export interface BoxMetadata {
   readonly allocationId: string;
 }
 
-/** How a backend isolates its boxes on this machine (shown in inventory). */
-export type BoxIsolation = "bubblewrap" | "none" | "pod";
+/**
+ * How a backend isolates its boxes on this machine (shown in inventory, recorded on the lease):
+ * bubblewrap, none (an unisolated local box) or pod. The closed set is the lease column's CHECK.
+ */
+export type BoxIsolation = DbBoxIsolation;
 
 /**
  * What a box's commands can reach of the network: only a loopback of their own (`none`), that
  * plus outbound access kept off the host (`egress`), the host's own network (`host`, an
  * unisolated local box), or their pod's (`pod`).
  */
-export type BoxNetwork = "none" | "egress" | "host" | "pod";
+export type BoxNetwork = DbBoxNetwork;
 
 /**
  * What a box may use, as its backend enforced it at its latest start; null where nothing limits
- * it (a box not started since limits were recorded, or memory and CPU on a machine without
- * cgroups for them).
+ * it (unlimited, a box not started since limits were recorded, or memory and CPU on a machine
+ * without cgroups for them).
  */
 export interface BoxLimits {
-  /** Processes (threads included) alive at once. */
+  /** Most processes (threads included) the box's commands may run at once. */
   readonly processes: number | null;
+  /** Most memory the box's commands may use together, in bytes. */
   readonly memoryBytes: number | null;
   /** Its CPU share under contention, on cgroup v2's cpu.weight scale (100 is everyone's). */
   readonly cpuWeight: number | null;
-  /** What its workspace may hold. */
+  /** Most bytes the box's workspace may hold. */
   readonly diskBytes: number | null;
+}
+
+/** No limit of any kind. */
+export const noBoxLimits: BoxLimits = {
+  processes: null,
+  memoryBytes: null,
+  cpuWeight: null,
+  diskBytes: null,
+};
+
+/**
+ * What a box was given as it was created (or adopted): the lease records it with the instance,
+ * and the machines view shows it, an unisolated box with a warning.
+ */
+export interface BoxConfinement {
+  readonly isolation: BoxIsolation;
+  readonly network: BoxNetwork;
+  readonly limits: BoxLimits;
+}
+
+/** A box `create` made or found: its id, and what it runs with now. */
+export interface CreatedBox {
+  readonly instanceId: string;
+  readonly confinement: BoxConfinement;
 }
 
 export interface BoxInfo {
@@ -75,11 +104,12 @@ export class BackendError extends Error {
 /**
  * The Backend port: where boxes come from. Adapters: local (boxd processes) and Kubernetes.
  * `create` is idempotent per allocation id: a second create of the same allocation returns the
- * same box (that is how a spawner's successor adopts a box its predecessor created).
+ * same box (that is how a spawner's successor adopts a box its predecessor created), and every
+ * create reports what the box runs with, so the lease records it in the step that records the box.
  */
 export interface Backend {
   readonly kind: "local" | "kubernetes";
-  create(input: { readonly metadata: BoxMetadata }): Promise<{ readonly instanceId: string }>;
+  create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox>;
   /** Brings a suspended box (or one left by a control-plane restart) back to serving. */
   resume(instanceId: string): Promise<void>;
   /** Stops and deletes the box. A box already gone counts as terminated (no error). */

@@ -7,7 +7,7 @@ import { RecoverySystem } from "../lease/recoverySystem.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
-import type { Backend } from "./backend.ts";
+import type { Backend, CreatedBox } from "./backend.ts";
 import { waitForExecReady } from "./readiness.ts";
 import { settled, unwrap } from "./settled.ts";
 import { SpawnError } from "./spawnError.ts";
@@ -42,8 +42,9 @@ interface Restore {
 
 /**
  * The one cold → warming owner path: (begin the restore and check the archive,) record the
- * allocation intent, create the box, record it under the same epoch, verify exec readiness,
- * (hydrate the archive, mark verifying, check the box's recomputed revision,) commit warm. On
+ * allocation intent, create the box, record it and what it was given (isolation, network,
+ * limits) under the same epoch, verify exec readiness, (hydrate the archive, mark verifying,
+ * check the box's recomputed revision,) commit warm. On
  * any failure the box this call created is terminated first; the lease is then failed (cold,
  * epoch+1) — unless a newer epoch owns it (the row is left alone) or termination could not be
  * confirmed (the row keeps the instance so the reaper stops it). Never publishes warm on a guess.
@@ -77,16 +78,16 @@ export class SpawnerSystem {
     if (intent.outcome === "lost") throw superseded(intent.lease, intent.reason);
     const allocationId = intent.lease.allocationId ?? "";
 
-    let instanceId: string;
+    let created: CreatedBox;
     try {
-      ({ instanceId } = await this.#backend.create({
+      created = await this.#backend.create({
         metadata: {
           workspaceId: spawned.workspaceId,
           leaseId: spawned.id,
           epoch: spawned.epoch,
           allocationId,
         },
-      }));
+      });
     } catch (error) {
       const failed = await this.#fail({ fence, restore, error, reason: "create_failed" });
       throw new SpawnError({
@@ -97,13 +98,16 @@ export class SpawnerSystem {
       });
     }
 
-    // The box is recorded while it proves it can run a command: neither waits for the other.
+    // The box is recorded, with what it was given, while it proves it can run a command:
+    // neither waits for the other.
+    const { instanceId, confinement } = created;
     const [recorded, ready] = await Promise.all([
       this.#warming.recordCreated({
         ...fence,
         allocationId,
         instanceId,
         rematerializationId: restore?.rematerializationId ?? null,
+        confinement,
       }),
       settled(this.#ready(instanceId)),
     ]);

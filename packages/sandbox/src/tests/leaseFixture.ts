@@ -12,6 +12,7 @@ import { ReaperSystem } from "../reaper/reaperSystem.ts";
 import { InMemoryDrainPort } from "../testing/inMemoryDrainPort.ts";
 import { ManualClock } from "../testing/manualClock.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
+import type { RecordedConfinement } from "../lease/confinement.ts";
 
 /** The most connections a scenario file opens (the issue's bound). */
 export const MAX_CONNECTIONS = 40;
@@ -171,6 +172,16 @@ export async function warmLease(
   s: SeededSession,
   instanceId = "box-1",
 ): Promise<LeaseSnapshot> {
+  return warmLeaseWith(w, s, { instanceId });
+}
+
+/** warmLease, recording what the box was given (by default: unknown, as before it was recorded). */
+export async function warmLeaseWith(
+  w: LeaseWorld,
+  s: SeededSession,
+  box: { readonly instanceId: string; readonly confinement?: RecordedConfinement },
+): Promise<LeaseSnapshot> {
+  const { instanceId } = box;
   const spawn = await w.leases.acquire({ ...s, kind: "turn", holderId: "turn-attempt:first" });
   const fence = {
     workspaceId: s.workspaceId,
@@ -178,7 +189,12 @@ export async function warmLease(
     expectedEpoch: spawn.lease.epoch,
   };
   await w.warming.recordAllocation({ ...fence, allocationId: `alloc-${instanceId}` });
-  await w.warming.recordCreated({ ...fence, allocationId: `alloc-${instanceId}`, instanceId });
+  await w.warming.recordCreated({
+    ...fence,
+    allocationId: `alloc-${instanceId}`,
+    instanceId,
+    confinement: box.confinement ?? null,
+  });
   const commit = await w.warming.commitWarm({ ...fence, instanceId });
   if (commit.outcome !== "committed") throw new Error(`commit lost: ${commit.reason}`);
   w.drainPort.addBox(instanceId);

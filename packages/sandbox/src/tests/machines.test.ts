@@ -47,6 +47,7 @@ describe("readMachines", () => {
       os: null,
       arch: null,
       hasDisplay: false,
+      confinement: null,
       lastSeenAt: null,
     });
 
@@ -153,6 +154,7 @@ describe("readMachines", () => {
       os: "linux",
       arch: "arm64",
       hasDisplay: true,
+      confinement: null,
       workspaceGeneration: 0,
       archiveGeneration: null,
       archiveComplete: false,

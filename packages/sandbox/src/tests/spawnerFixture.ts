@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { BoxClient } from "@berth/box-protocol";
 import { afterAll, beforeAll } from "vitest";
 import { LocalBackend } from "../backends/local/localBackend.ts";
-import type { Backend, BoxInfo, BoxMetadata } from "../spawner/backend.ts";
+import type { Backend, BoxInfo, BoxMetadata, CreatedBox } from "../spawner/backend.ts";
 import { boxPids, killBox } from "../testing/boxProcesses.ts";
 
 export { boxPids };
@@ -90,9 +90,7 @@ export class RacepointBackend implements Backend {
     this.#points = { ...points };
   }
 
-  async create(input: {
-    readonly metadata: BoxMetadata;
-  }): Promise<{ readonly instanceId: string }> {
+  async create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox> {
     if (this.#points.createFails !== undefined) throw this.#points.createFails;
     const created = await this.#inner.create(input);
     await this.#points.afterCreate?.(created.instanceId);

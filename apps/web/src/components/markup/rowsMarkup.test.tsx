@@ -4,6 +4,8 @@ import { rowsMarkup, type OverviewRow } from "../dashboard/sessionRowsMarkup.ts"
 import { machineRowsMarkup, type MachineView } from "../session/machineRowsMarkup.ts";
 import { StateBadge } from "../stateBadge.tsx";
 import { boxStates, stateVariant } from "../stateVariant.ts";
+import escapeHtml from "escape-html";
+import { UNISOLATED_TITLE } from "../session/isolationMarkup.ts";
 import { badgeMarkup } from "./badgeMarkup.ts";
 
 const hostile = `<img src=x onerror="alert(1)">' onmouseover='alert(2)`;
@@ -26,6 +28,11 @@ function machine(overrides: Partial<MachineView> = {}): MachineView {
     os: null,
     arch: null,
     hasDisplay: false,
+    confinement: {
+      isolation: "bubblewrap",
+      network: "egress",
+      limits: { processes: null, memoryBytes: null, cpuWeight: null, diskBytes: null },
+    },
     lastSeenAt: new Date("2030-01-02T03:04:05Z"),
     ...overrides,
   };
@@ -63,6 +70,38 @@ describe("rows written as markup", () => {
     expect(html).toContain(">viewer 1, process 2<");
     expect(html).toContain(">2030-01-02 03:04 UTC<");
     expect(machineRowsMarkup([machine({ archiveComplete: true })])).toContain(">archiveComplete<");
+  });
+
+  it("show the box's isolation over its network and limits, an unisolated box with a warning badge", () => {
+    const cell = (overrides: Partial<MachineView>) =>
+      /<td data-testid='machine-isolation'>(.*?)<\/td>/.exec(
+        machineRowsMarkup([machine(overrides)]),
+      )?.[1];
+
+    const isolated = cell({});
+    expect(isolated).toContain("class='badge badge-outline'");
+    expect(isolated).toContain(">bubblewrap<");
+    expect(isolated).toContain(">network egress<");
+    expect(isolated).toContain(">no limits<");
+    expect(isolated).not.toContain("badge-warning");
+
+    const unisolated = cell({
+      confinement: {
+        isolation: "none",
+        network: "host",
+        limits: { processes: 512, memoryBytes: 2 * 1024 ** 3, cpuWeight: 100, diskBytes: null },
+      },
+    });
+    expect(unisolated).toContain(
+      `<span class='badge badge-warning' title='${escapeHtml(UNISOLATED_TITLE)}'>unisolated</span>`,
+    );
+    expect(unisolated).toContain(">network host<");
+    expect(unisolated).toContain(">procs 512 · mem 2.0 GiB · cpu 100<");
+
+    // A box recorded before Berth recorded isolation; no box; an enrolled machine.
+    expect(cell({ confinement: null })).toContain(">unknown<");
+    expect(cell({ confinement: null, instanceId: null, state: "cold" })).toBe("—");
+    expect(cell({ confinement: null, instanceId: null, kind: "selfhosted" })).toBe("—");
   });
 
   it("escape a session's title in the overview, in its text and in the attribute the filter reads", () => {

@@ -4,6 +4,7 @@ import escapeHtml from "escape-html";
 import { formatTime } from "../../lib/formatTime.ts";
 import { badgeMarkup } from "../markup/badgeMarkup.ts";
 import { stateVariant } from "../stateVariant.ts";
+import { isolationCell } from "./isolationMarkup.ts";
 
 export type MachineView = inferRouterOutputs<AppRouter>["machines"]["list"][number];
 
@@ -45,6 +46,7 @@ function rowMarkup(machine: MachineView): string {
     `<td>${machine.kind === "group" ? "group box" : "self-hosted"}</td>` +
     `<td>${badgeMarkup(stateVariant(machine.state), machine.state, { state: machine.state, testId: "machine-state" })}</td>` +
     `<td>${machine.active ? "yes" : "no"}</td>` +
+    isolationCell(machine) +
     // Long and only ever copied: cut short here, whole on hover and when copied.
     `<td class='max-w-32'><code class='block truncate text-xs text-muted-foreground'${instance === null ? "" : ` title='${escapeHtml(instance)}'`}>${escapeHtml(instance ?? "—")}</code></td>` +
     `<td class='tabular-nums'>${machine.leaseEpoch === null ? "—" : String(machine.leaseEpoch)}</td>` +

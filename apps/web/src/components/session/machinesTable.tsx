@@ -2,7 +2,10 @@ import { MarkupBody } from "../markup/markupBody.tsx";
 import { QueryTable } from "../queryTable.tsx";
 import { machineRowsMarkup, type MachineView } from "./machineRowsMarkup.ts";
 
-/** Every field of each machine; `archiveComplete` as a badge, the generations side by side. */
+/**
+ * Every field of each machine; `archiveComplete` as a badge, the generations side by side, the
+ * box's isolation as a badge (amber: unisolated) over its network and limits.
+ */
 export function MachinesTable({
   query,
 }: {
@@ -23,6 +26,7 @@ export function MachinesTable({
         "Kind",
         "State",
         "Active",
+        "Isolation",
         "Instance",
         "Epoch",
         "Generations (workspace / archive)",

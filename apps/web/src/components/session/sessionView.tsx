@@ -78,7 +78,7 @@ export function SessionView({
       ) : null}
       <Section
         title="Machines"
-        description="The session's group box, then the workspace's enrolled machines: state, lease epoch, generations and archive, live."
+        description="The session's group box, then the workspace's enrolled machines: state, isolation, lease epoch, generations and archive, live."
         action={<ArchiveHelp />}
       >
         <MachinesTable query={machines} />

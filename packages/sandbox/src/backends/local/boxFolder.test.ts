@@ -1,46 +1,77 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { boxLayout, readBoxRecord, writeBoxRecord } from "./boxFolder.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { noBoxLimits } from "../../spawner/backend.ts";
+import { boxLayout, confinementOf, readBoxRecord, writeBoxRecord } from "./boxFolder.ts";
 
-const folders: string[] = [];
-
+let dataDir = "";
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "berth-box-folder-"));
+});
 afterAll(async () => {
-  for (const folder of folders) await rm(folder, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
 });
 
-async function layoutWith(record: object) {
-  const dataDir = await mkdtemp(join(tmpdir(), "berth-record-"));
-  folders.push(dataDir);
-  const layout = boxLayout({ dataDir, instanceId: "box-old" });
+const fields = {
+  metadata: { workspaceId: "w", leaseId: "l", epoch: 1, allocationId: "a" },
+  createdAt: "2026-12-01T00:00:00.000Z",
+};
+
+async function layoutWith(instanceId: string, record: object) {
+  const layout = boxLayout({ dataDir, instanceId });
   await mkdir(layout.folder, { recursive: true });
-  await writeFile(layout.recordFile, JSON.stringify(record));
+  await writeFile(layout.recordFile, JSON.stringify({ instanceId, ...fields, ...record }));
   return layout;
 }
 
-const fields = {
-  instanceId: "box-old",
-  metadata: { workspaceId: "ws", leaseId: "lease", epoch: 1, allocationId: "old" },
-  createdAt: "2025-01-01T00:00:00.000Z",
-  isolation: "bubblewrap",
-};
-const NO_LIMITS = { processes: null, memoryBytes: null, cpuWeight: null, diskBytes: null };
-
-describe("box.json", () => {
-  it("reads a record from before limits were recorded as limited by nothing known", async () => {
-    const current = await layoutWith({ format: 2, ...fields, network: "none", boxd: null });
-    expect((await readBoxRecord(current))?.limits).toEqual(NO_LIMITS);
-    const older = await layoutWith({ format: 1, ...fields, boxd: { port: 7070 } });
-    expect(await readBoxRecord(older)).toMatchObject({ network: "host", limits: NO_LIMITS });
+describe("a box record's confinement", () => {
+  it("reads a record written before limits were recorded as having none", async () => {
+    const layout = await layoutWith("box-before-limits", {
+      format: 2,
+      isolation: "none",
+      network: "host",
+      boxd: null,
+    });
+    const record = await readBoxRecord(layout);
+    expect(record === undefined ? undefined : confinementOf(record)).toEqual({
+      isolation: "none",
+      network: "host",
+      limits: noBoxLimits,
+    });
   });
 
-  it("keeps the limits a start recorded", async () => {
-    const layout = await layoutWith({ format: 2, ...fields, network: "none", boxd: null });
+  it("reads a record from before boxd listened on a socket as stopped, on the host's network", async () => {
+    const layout = await layoutWith("box-format-1", {
+      format: 1,
+      isolation: "bubblewrap",
+      boxd: { port: 7070 },
+    });
+    expect(await readBoxRecord(layout)).toMatchObject({
+      network: "host",
+      user: null,
+      limits: noBoxLimits,
+      boxd: null,
+    });
+  });
+
+  it("keeps the limits a record holds, through a rewrite", async () => {
+    const limits = { processes: 256, memoryBytes: 2 ** 32, cpuWeight: 100, diskBytes: null };
+    const layout = await layoutWith("box-limited", {
+      format: 2,
+      isolation: "bubblewrap",
+      network: "egress",
+      limits,
+      boxd: null,
+    });
     const record = await readBoxRecord(layout);
     if (record === undefined) throw new Error("no record");
-    const limits = { processes: 512, memoryBytes: 2 ** 31, cpuWeight: 100, diskBytes: 2 ** 33 };
-    await writeBoxRecord(layout, { ...record, limits });
-    expect((await readBoxRecord(layout))?.limits).toEqual(limits);
+    await writeBoxRecord(layout, record);
+    const reread = await readBoxRecord(layout);
+    expect(reread === undefined ? undefined : confinementOf(reread)).toEqual({
+      isolation: "bubblewrap",
+      network: "egress",
+      limits,
+    });
   });
 });

@@ -2,14 +2,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { BackendError } from "../../spawner/backend.ts";
-import { NO_LIMITS } from "./boxLimits.ts";
+import { BackendError, noBoxLimits, type BoxConfinement } from "../../spawner/backend.ts";
 import { isInstanceId } from "./instanceIds.ts";
 
 // A local box is one folder, <dataDir>/boxes/<instanceId>/:
 //   workspace/   what boxd serves (the only part a bubblewrap box can see, and write)
-//   box.json     the record below: metadata, creation time, isolation, network, limits, the
-//                running boxd
+//   box.json     the record below: metadata, creation time, isolation, network, limits, boxd
 //   boxd.log     boxd's stdout and stderr, appended across restarts
 //   bwrap.json   bubblewrap's --info-fd output of the latest start (the sandbox's host pid)
 //   etc/         the box's own /etc files (passwd, hosts, resolv.conf, …), bound read-only
@@ -77,13 +75,21 @@ const boxdProcessSchema = z.object({
   startedAt: z.iso.datetime(),
 });
 
-/** What the box's latest start enforced (boxLimits.ts); null where nothing limits it. */
-const limitsSchema = z.object({
-  processes: z.number().int().positive().nullable(),
-  memoryBytes: z.number().int().positive().nullable(),
-  cpuWeight: z.number().int().positive().nullable(),
-  diskBytes: z.number().int().positive().nullable(),
-});
+/** A limit the box is given: positive, or null for none (unlimited, or not enforced here). */
+const limitSchema = z.number().int().positive().nullable();
+
+/**
+ * The box's resource limits, the one place create reads them from. A record written before
+ * limits were recorded has none.
+ */
+const boxLimitsSchema = z
+  .object({
+    processes: limitSchema,
+    memoryBytes: limitSchema,
+    cpuWeight: limitSchema,
+    diskBytes: limitSchema,
+  })
+  .default(noBoxLimits);
 
 const recordFields = {
   instanceId: z.string(),
@@ -103,8 +109,7 @@ const boxRecordSchema = z.union([
       .object({ uid: z.number().int().positive(), gid: z.number().int().positive() })
       .nullable()
       .default(null),
-    /** A record from before limits were recorded has none: nothing known to limit it. */
-    limits: limitsSchema.default(NO_LIMITS),
+    limits: boxLimitsSchema,
     /** null while suspended (or never started). */
     boxd: boxdProcessSchema.nullable(),
   }),
@@ -116,13 +121,18 @@ const boxRecordSchema = z.union([
     format: 2 as const,
     network: "host" as const,
     user: null,
-    limits: NO_LIMITS,
+    limits: noBoxLimits,
     boxd: null,
   })),
 ]);
 
 export type BoxRecord = z.output<typeof boxRecordSchema>;
 export type BoxdProcess = z.infer<typeof boxdProcessSchema>;
+
+/** What the box runs with, as its record says: what create reports for the lease to record. */
+export function confinementOf(record: BoxRecord): BoxConfinement {
+  return { isolation: record.isolation, network: record.network, limits: record.limits };
+}
 
 /** The box's record; undefined when there is none (no such box, or a create cut short). */
 export async function readBoxRecord(layout: BoxLayout): Promise<BoxRecord | undefined> {

@@ -39,14 +39,6 @@ export function recordedLimits(enforced: EnforcedLimits, diskBytes: number): Box
   return { ...enforced, diskBytes };
 }
 
-/** A box recorded before limits were, or not started since: nothing known to limit it. */
-export const NO_LIMITS: BoxLimits = {
-  processes: null,
-  memoryBytes: null,
-  cpuWeight: null,
-  diskBytes: null,
-};
-
 /**
  * The cgroup parent of one data folder's boxes: `<parent>/<hash of the data folder>`. Instance
  * ids are unique within a data folder only, and the sweep removes the cgroups whose box folder

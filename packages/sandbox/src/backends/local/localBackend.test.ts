@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { BoxMetadata } from "../../spawner/backend.ts";
+import { noBoxLimits, type BoxMetadata } from "../../spawner/backend.ts";
 import { boxLayout, readBoxRecord, writeBoxRecord, type BoxRecord } from "./boxFolder.ts";
 import { probeBubblewrap } from "./bubblewrap.ts";
 import { LocalBackend } from "./localBackend.ts";
@@ -137,8 +137,15 @@ describe("LocalBackend", () => {
     const onDisk = join(layoutOf(instanceId).workspace, "notes", "hello.txt");
     expect(await readFile(onDisk, "utf8")).toBe("hi\n");
 
-    const pid = runningPid(await recordOf(instanceId));
-    expect(await local.create({ metadata: meta })).toEqual({ instanceId });
+    const record = await recordOf(instanceId);
+    const pid = runningPid(record);
+    // Each create reports what the box runs with, as its record says (no limits yet).
+    expect(first.confinement).toEqual({
+      isolation: record.isolation,
+      network: record.network,
+      limits: noBoxLimits,
+    });
+    expect(await local.create({ metadata: meta })).toEqual(first);
     expect(runningPid(await recordOf(instanceId))).toBe(pid);
     const nodePids = await boxdNodePids(instanceId);
     expect(nodePids).toHaveLength(1);

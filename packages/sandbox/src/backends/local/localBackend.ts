@@ -7,14 +7,17 @@ import { promisify } from "node:util";
 import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import {
   BackendError,
+  noBoxLimits,
   type Backend,
   type BoxInfo,
   type BoxMetadata,
+  type CreatedBox,
 } from "../../spawner/backend.ts";
 import {
   boxesFolder,
   boxLayout,
   boxMetadataSchema,
+  confinementOf,
   listInstanceIds,
   pathExists,
   readBoxRecord,
@@ -24,7 +27,7 @@ import {
   type BoxRecord,
 } from "./boxFolder.ts";
 import { withBoxLock } from "./boxLock.ts";
-import { cgroupParentFor, NO_LIMITS, recordedLimits } from "./boxLimits.ts";
+import { cgroupParentFor, recordedLimits } from "./boxLimits.ts";
 import { isHealthy, killStrays, startBoxd, stopBoxd } from "./boxProcess.ts";
 import { resolveNetwork } from "./boxNetwork.ts";
 import { claimBoxUser, releaseBoxUser, type BoxUser } from "./boxUsers.ts";
@@ -66,9 +69,7 @@ export class LocalBackend implements Backend {
     this.#settings = settingsFrom(options);
   }
 
-  async create(input: {
-    readonly metadata: BoxMetadata;
-  }): Promise<{ readonly instanceId: string }> {
+  async create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox> {
     const parsed = boxMetadataSchema.safeParse(input.metadata);
     if (!parsed.success) {
       throw new BackendError({
@@ -78,16 +79,26 @@ export class LocalBackend implements Backend {
     }
     const metadata = parsed.data;
     const instanceId = instanceIdFor(metadata.allocationId);
-    await this.#guarded({ operation: "create", instanceId }, async (layout) => {
+    const running = await this.#guarded({ operation: "create", instanceId }, async (layout) => {
       let record = await readBoxRecord(layout);
       if (record === undefined) {
         record = await this.#newBox({ layout, metadata });
       } else {
         this.#checkSameAllocation(record, metadata);
       }
-      await this.#ensureRunning(layout, record);
+      return this.#ensureRunning(layout, record);
     });
-    return { instanceId };
+    // What the box runs with now (an adopted box restarted here may have been given more).
+    return { instanceId, confinement: confinementOf(running) };
+  }
+
+  /**
+   * What a box started now would run with: bubblewrap where it works, none where the operator
+   * allows that; a BackendError (unavailable) where a box would not start at all. A failed probe
+   * is tried again after a minute, so this turns to bubblewrap once bubblewrap is installed.
+   */
+  resolveIsolation(): Promise<ResolvedIsolation> {
+    return this.#isolation();
   }
 
   async resume(instanceId: string): Promise<void> {
@@ -244,10 +255,10 @@ export class LocalBackend implements Backend {
   }
 
   /** Runs one change to a box under its lock, with errors normalized. */
-  async #guarded(
+  async #guarded<T>(
     target: { readonly operation: string; readonly instanceId: string },
-    work: (layout: BoxLayout) => Promise<void>,
-  ): Promise<void> {
+    work: (layout: BoxLayout) => Promise<T>,
+  ): Promise<T> {
     try {
       const layout = await this.#layout(target.instanceId);
       const lock = {
@@ -255,7 +266,7 @@ export class LocalBackend implements Backend {
         timeoutMs: this.#settings.startTimeoutMs + this.#settings.stopGraceMs + 10_000,
         instanceId: target.instanceId,
       };
-      await withBoxLock(lock, () => work(layout));
+      return await withBoxLock(lock, () => work(layout));
     } catch (error) {
       throw toBackendError(error, target);
     }
@@ -278,7 +289,7 @@ export class LocalBackend implements Backend {
       // Decided at each start (a box made before egress was set up gets it once it is).
       network: isolation === "bubblewrap" ? "none" : "host",
       user: null,
-      limits: NO_LIMITS,
+      limits: noBoxLimits,
       boxd: null,
     };
     await writeBoxRecord(layout, record);
@@ -320,8 +331,11 @@ export class LocalBackend implements Backend {
     return record;
   }
 
-  /** Reuses a healthy boxd; otherwise (re)starts one on the box's folder and records it. */
-  async #ensureRunning(layout: BoxLayout, record: BoxRecord): Promise<void> {
+  /**
+   * Reuses a healthy boxd; otherwise (re)starts one on the box's folder and records it. Answers
+   * the record the box runs under.
+   */
+  async #ensureRunning(layout: BoxLayout, record: BoxRecord): Promise<BoxRecord> {
     const { instanceId } = layout;
     if (!(await pathExists(layout.workspace))) {
       throw new BackendError({
@@ -332,7 +346,7 @@ export class LocalBackend implements Backend {
     }
     const token = this.#token(instanceId);
     if (record.boxd !== null && (await isRunning(record.boxd))) {
-      if (await isHealthy({ socketPath: record.boxd.socketPath, instanceId, token })) return;
+      if (await isHealthy({ socketPath: record.boxd.socketPath, instanceId, token })) return record;
       this.#settings.logger.warn(
         { instanceId, pid: record.boxd.pid },
         "boxd runs but fails healthz: restarting it",
@@ -375,11 +389,13 @@ export class LocalBackend implements Backend {
       });
       throw error;
     }
-    await writeBoxRecord(layout, { ...record, isolation, network, user, limits, boxd });
+    const started: BoxRecord = { ...record, isolation, network, user, limits, boxd };
+    await writeBoxRecord(layout, started);
     this.#settings.logger.info(
       { instanceId, pid: boxd.pid, socket: boxd.socketPath, isolation, network, limits },
       "boxd started",
     );
+    return started;
   }
 
   /**

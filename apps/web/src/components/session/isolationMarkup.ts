@@ -1,0 +1,61 @@
+import escapeHtml from "escape-html";
+import { badgeMarkup } from "../markup/badgeMarkup.ts";
+import { formatBytes } from "./files/paths.ts";
+import type { MachineView } from "./machineRowsMarkup.ts";
+
+type Confinement = NonNullable<MachineView["confinement"]>;
+
+/** Why an unisolated box carries a warning, on its badge. */
+export const UNISOLATED_TITLE =
+  "This box runs without isolation: its commands run as the server's own user, on the server's network. Berth replaces it at its next drain once bubblewrap works on the server.";
+
+/** "procs 256 · mem 4.0 GiB · disk 20 GiB": only the limits the box has; "no limits" for none. */
+export function limitsText(limits: Confinement["limits"]): string {
+  const given = [
+    limits.processes === null ? undefined : `procs ${String(limits.processes)}`,
+    limits.memoryBytes === null ? undefined : `mem ${formatBytes(limits.memoryBytes)}`,
+    limits.cpuWeight === null ? undefined : `cpu ${String(limits.cpuWeight)}`,
+    limits.diskBytes === null ? undefined : `disk ${formatBytes(limits.diskBytes)}`,
+  ].filter((part) => part !== undefined);
+  return given.length === 0 ? "no limits" : given.join(" · ");
+}
+
+function badgeOf(confinement: Confinement): string {
+  switch (confinement.isolation) {
+    case "none":
+      return badgeMarkup("warning", "unisolated", { title: UNISOLATED_TITLE });
+    case "bubblewrap":
+      return badgeMarkup("outline", "bubblewrap", {
+        title: "Its own namespaces and root: it sees nothing of the server but its workspace",
+      });
+    case "pod":
+      return badgeMarkup("outline", "pod", { title: "A Kubernetes pod of its own" });
+  }
+}
+
+/**
+ * The Isolation cell: what the group box was given as its lease recorded it (a badge, amber for
+ * an unisolated box; its network and limits beneath), "unknown" for a box recorded before Berth
+ * recorded this, "—" with no box or for an enrolled machine (its owner's to confine).
+ */
+export function isolationCell(machine: MachineView): string {
+  return `<td data-testid='machine-isolation'>${isolationContent(machine)}</td>`;
+}
+
+function isolationContent(machine: MachineView): string {
+  const box = machine.confinement;
+  if (box === null) {
+    return machine.kind === "group" && machine.instanceId !== null
+      ? badgeMarkup("muted", "unknown", {
+          title: "Recorded before Berth recorded a box's isolation",
+        })
+      : "—";
+  }
+  const small = "text-xs text-muted-foreground";
+  return (
+    `<div class='flex flex-col items-start gap-0.5'>${badgeOf(box)}` +
+    `<span class='whitespace-nowrap ${small}'>network ${escapeHtml(box.network)}</span>` +
+    // Wraps within a narrow column: a box with every limit would otherwise widen the table.
+    `<span class='block max-w-36 ${small}'>${escapeHtml(limitsText(box.limits))}</span></div>`
+  );
+}
