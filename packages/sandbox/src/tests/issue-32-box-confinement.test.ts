@@ -74,7 +74,7 @@ const unrecorded = {
 
 describe("a spawn records what its box was given", () => {
   it.skipIf(!bubblewrap)(
-    "a bubblewrap box: bubblewrap and the network it runs with, no limits; machines shows them",
+    "a bubblewrap box: bubblewrap, the network it runs with and its limits; machines shows them",
     async () => {
       const w = world.current;
       const s = await seedSession(w.db);
@@ -84,16 +84,22 @@ describe("a spawn records what its box was given", () => {
       expect(box).toMatchObject({ isolation: "bubblewrap" });
       // Its own loopback, or egress kept off the host: never the host's network.
       expect(["none", "egress"]).toContain(box?.network);
+      // What the box's cgroups enforce (and its disk watch), as its record says.
+      const limits = box?.limits ?? noBoxLimits;
+      expect(limits.processes).toBeGreaterThan(0);
       expect(await boxColumns(w, lease.id)).toEqual({
-        ...unrecorded,
         instanceId: lease.instanceId,
         boxIsolation: "bubblewrap",
         boxNetwork: box?.network,
+        boxMaxProcesses: limits.processes,
+        boxMemoryBytes: limits.memoryBytes === null ? null : BigInt(limits.memoryBytes),
+        boxCpuWeight: limits.cpuWeight,
+        boxDiskBytes: limits.diskBytes === null ? null : BigInt(limits.diskBytes),
       });
       const [machine] = await readMachines(w.db, s, NOW);
       expect(machine).toMatchObject({
         instanceId: lease.instanceId,
-        confinement: { isolation: "bubblewrap", network: box?.network, limits: noBoxLimits },
+        confinement: { isolation: "bubblewrap", network: box?.network, limits },
       });
     },
   );
@@ -103,18 +109,17 @@ describe("a spawn records what its box was given", () => {
     const s = await seedSession(w.db);
     const lease = await spawnOver(w, s, backendWith("none"));
 
-    expect(await boxColumns(w, lease.id)).toEqual({
-      ...unrecorded,
+    // An unisolated box keeps its limits (its cgroups), only not the isolation.
+    const box = (await local.backend.inventory()).find((b) => b.instanceId === lease.instanceId);
+    const limits = box?.limits ?? noBoxLimits;
+    expect(await boxColumns(w, lease.id)).toMatchObject({
       instanceId: lease.instanceId,
       boxIsolation: "none",
       boxNetwork: "host",
+      boxMaxProcesses: limits.processes,
     });
     const [machine] = await readMachines(w.db, s, NOW);
-    expect(machine?.confinement).toEqual({
-      isolation: "none",
-      network: "host",
-      limits: noBoxLimits,
-    });
+    expect(machine?.confinement).toEqual({ isolation: "none", network: "host", limits });
   });
 });
 

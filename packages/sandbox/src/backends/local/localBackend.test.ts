@@ -139,12 +139,13 @@ describe("LocalBackend", () => {
 
     const record = await recordOf(instanceId);
     const pid = runningPid(record);
-    // Each create reports what the box runs with, as its record says (no limits yet).
+    // Each create reports what the box runs with, as its record says.
     expect(first.confinement).toEqual({
       isolation: record.isolation,
       network: record.network,
-      limits: noBoxLimits,
+      limits: record.limits,
     });
+    expect(record.limits.processes).toBe(512);
     expect(await local.create({ metadata: meta })).toEqual(first);
     expect(runningPid(await recordOf(instanceId))).toBe(pid);
     const nodePids = await boxdNodePids(instanceId);
