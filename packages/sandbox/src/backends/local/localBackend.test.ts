@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { BoxMetadata } from "../../spawner/backend.ts";
 import { boxLayout, readBoxRecord, writeBoxRecord, type BoxRecord } from "./boxFolder.ts";
 import { probeBubblewrap } from "./bubblewrap.ts";
 import { LocalBackend } from "./localBackend.ts";
