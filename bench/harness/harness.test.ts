@@ -86,7 +86,9 @@ describe("pnpm bench", () => {
     expect(run.lastLine).toMatch(
       /^RESULT boxes ratio=\d+(\.\d+)? goal=ratio<=1\.3,p50_ms<300 p50_ms=\d/,
     );
-    expect(run.lastLine).toMatch(/ runs=3 isolation=(bubblewrap|none)$/);
+    expect(run.lastLine).toMatch(
+      / runs=3 isolation=(bubblewrap|none) network=(none|egress|host) neighbour_idle_p50_ms=\d[\d.]* neighbour_loaded_p50_ms=\d[\d.]*$/,
+    );
   });
 
   it("runs the archives benchmark in its short mode: a capture and an exact restore against tar, and a parseable RESULT", async () => {

@@ -25,24 +25,27 @@ async function wokenSession(): Promise<string> {
 
 describe("berth machines", () => {
   it.skipIf(!bubblewrap)(
-    "shows a bubblewrap box's isolation and network, no limits, and no warning",
+    "shows a bubblewrap box's isolation, network and limits, and no warning",
     async () => {
       const sessionId = await wokenSession();
       const json = await served.current.berth(["machines", "-s", sessionId, "--json"]);
       const [group] = (json.json() as Listed).machines;
       const network = (group?.confinement as { network?: string } | null)?.network ?? "";
       expect(["none", "egress"]).toContain(network);
-      expect(group?.confinement).toEqual({
-        isolation: "bubblewrap",
-        network,
-        limits: { processes: null, memoryBytes: null, cpuWeight: null, diskBytes: null },
-      });
+      const limits = (group?.confinement as { limits?: { processes: number | null } } | null)
+        ?.limits;
+      expect(limits?.processes).toBeGreaterThan(0);
+      expect(group?.confinement).toEqual({ isolation: "bubblewrap", network, limits });
 
       const human = await served.current.berth(["machines", "-s", sessionId]);
       expect(human.code, human.stderr).toBe(0);
       expect(human.stdout).toMatch(/^SESSION\s+MACHINE\s+STATE\s+ISOLATION\s+LIMITS\s+INSTANCE/);
       const row = human.stdout.split("\n").find((line) => line.includes(group?.instanceId ?? "?"));
-      expect(row).toMatch(new RegExp(`\\s(warm|draining)\\s+bubblewrap/${network}\\s+none\\s+`));
+      expect(row).toMatch(
+        new RegExp(
+          `\\s(warm|draining)\\s+bubblewrap/${network}\\s+procs ${String(limits?.processes)},`,
+        ),
+      );
       expect(human.stderr).not.toContain("unisolated");
     },
   );

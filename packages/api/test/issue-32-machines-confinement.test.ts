@@ -39,10 +39,17 @@ describe("machines.list", () => {
         where: { workspaceId, instanceId: group?.instanceId ?? "" },
       });
       expect(lease.boxIsolation).toBe("bubblewrap");
+      // The limits its cgroups and disk watch enforce, as the lease recorded them.
+      expect(lease.boxMaxProcesses).toBeGreaterThan(0);
       expect(group?.confinement).toEqual({
         isolation: "bubblewrap",
         network: lease.boxNetwork,
-        limits: { processes: null, memoryBytes: null, cpuWeight: null, diskBytes: null },
+        limits: {
+          processes: lease.boxMaxProcesses,
+          memoryBytes: lease.boxMemoryBytes === null ? null : Number(lease.boxMemoryBytes),
+          cpuWeight: lease.boxCpuWeight,
+          diskBytes: lease.boxDiskBytes === null ? null : Number(lease.boxDiskBytes),
+        },
       });
       // Never the host's network in bubblewrap.
       expect(["none", "egress"]).toContain(group?.confinement?.network);
