@@ -10,6 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BoxMetadata } from "../spawner/backend.ts";
+import { testBoxMetadata } from "./boxMetadata.ts";
 import { boxLayout, socketPathOf } from "../backends/local/boxFolder.ts";
 import { probeEgress } from "../backends/local/boxNetwork.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
@@ -43,12 +44,7 @@ function ip(...args: string[]): void {
 }
 
 function metadata(name: string): BoxMetadata {
-  return {
-    workspaceId: `ws-${name}`,
-    leaseId: `lease-${name}`,
-    epoch: 1,
-    allocationId: `alloc-${name}-${nonce}`,
-  };
+  return testBoxMetadata(name, nonce);
 }
 
 /** The host's first non-loopback IPv4 address. */

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { BoxClient } from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BoxMetadata } from "../spawner/backend.ts";
+import { testBoxMetadata } from "./boxMetadata.ts";
 import { boxLayout, readBoxRecord } from "../backends/local/boxFolder.ts";
 import { cgroupParentFor } from "../backends/local/boxLimits.ts";
 import { probeBubblewrap } from "../backends/local/bubblewrap.ts";
@@ -40,12 +41,7 @@ let loud: { instanceId: string; client: BoxClient };
 let quiet: { instanceId: string; client: BoxClient };
 
 function metadata(name: string): BoxMetadata {
-  return {
-    workspaceId: `ws-${name}`,
-    leaseId: `lease-${name}`,
-    epoch: 1,
-    allocationId: `alloc-${name}-${nonce}`,
-  };
+  return testBoxMetadata(name, nonce);
 }
 
 /** The box's cgroup in one hierarchy, on the host. */

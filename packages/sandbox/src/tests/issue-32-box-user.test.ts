@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BoxMetadata } from "../spawner/backend.ts";
+import { testBoxMetadata } from "./boxMetadata.ts";
 import { boxLayout, readBoxRecord } from "../backends/local/boxFolder.ts";
 import { probeBubblewrap } from "../backends/local/bubblewrap.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
@@ -23,12 +24,7 @@ let backend: LocalBackend;
 const boxes: { instanceId: string; client: BoxClient }[] = [];
 
 function metadata(name: string): BoxMetadata {
-  return {
-    workspaceId: `ws-${name}`,
-    leaseId: `lease-${name}`,
-    epoch: 1,
-    allocationId: `alloc-${name}-${nonce}`,
-  };
+  return testBoxMetadata(name, nonce);
 }
 
 /** The uid line of a host process's status: real, effective, saved, filesystem. */
