@@ -1,7 +1,13 @@
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { BackendError } from "../../spawner/backend.ts";
+import type { BoxLayout } from "./boxFolder.ts";
+import type { LocalBackendLogger } from "./logger.ts";
+
+const run = promisify(execFile);
 
 /** The host user a box's commands run as (its group has the same number). */
 export interface BoxUser {
@@ -71,4 +77,34 @@ export async function releaseBoxUser(options: {
   const claim = join(options.dataDir, "uids", String(options.user.uid));
   if ((await readFile(claim, "utf8").catch(() => "")) === options.instanceId)
     await rm(claim, { force: true });
+}
+
+/**
+ * The box's user for a start: the one it was given (kept for its life), or a new claim. Its
+ * workspace is its user's: one an older Berth made as root is given to it now, since git refuses
+ * a repository another user owns.
+ */
+export async function prepareBoxUser(options: {
+  readonly dataDir: string;
+  readonly layout: BoxLayout;
+  readonly recorded: BoxUser | null;
+  readonly range: UidRange;
+  readonly logger: LocalBackendLogger;
+}): Promise<BoxUser> {
+  const { layout } = options;
+  const user =
+    options.recorded ??
+    (await claimBoxUser({
+      dataDir: options.dataDir,
+      instanceId: layout.instanceId,
+      range: options.range,
+    }));
+  if ((await stat(layout.workspace)).uid !== user.uid) {
+    await run("chown", ["-hR", `${String(user.uid)}:${String(user.gid)}`, layout.workspace]);
+    options.logger.info(
+      { instanceId: layout.instanceId, uid: user.uid },
+      "workspace given to the box's user",
+    );
+  }
+  return user;
 }

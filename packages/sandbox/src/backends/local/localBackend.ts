@@ -1,9 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { execFile } from "node:child_process";
-import { mkdir, realpath, rename, rm, stat } from "node:fs/promises";
+import { mkdir, realpath, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import {
   BackendError,
@@ -30,7 +28,7 @@ import { withBoxLock } from "./boxLock.ts";
 import { cgroupParentFor, recordedLimits } from "./boxLimits.ts";
 import { isHealthy, killStrays, startBoxd, stopBoxd } from "./boxProcess.ts";
 import { resolveNetwork } from "./boxNetwork.ts";
-import { claimBoxUser, releaseBoxUser, type BoxUser } from "./boxUsers.ts";
+import { prepareBoxUser, releaseBoxUser, type BoxUser } from "./boxUsers.ts";
 import { resolveIsolation, type ResolvedIsolation } from "./bubblewrap.ts";
 import type { BoxCgroups } from "./cgroups/cgroupPort.ts";
 import { detectCgroups } from "./cgroups/detectCgroups.ts";
@@ -40,7 +38,6 @@ import { settingsFrom, type LocalBackendOptions, type Settings } from "./localSe
 import { isRunning, type ProcessIdentity } from "./processInfo.ts";
 
 const MAX_KNOWN_CLIENTS = 1024;
-const run = promisify(execFile);
 
 interface KnownClient {
   readonly boxd: ProcessIdentity;
@@ -399,10 +396,8 @@ export class LocalBackend implements Backend {
   }
 
   /**
-   * The host user a box's commands run as: its own uid of BERTH_BOX_UIDS, kept for its life, when
-   * Berth runs as root and the box under bubblewrap (only root can switch users; an unisolated
-   * box runs as the control plane). Its workspace is its user's: one an older Berth made as root
-   * is given to it now, since git refuses a repository another user owns.
+   * The host user a box's commands run as, when Berth runs as root and the box under bubblewrap
+   * (only root can switch users; an unisolated box runs as the control plane): boxUsers.ts.
    */
   async #userFor(
     layout: BoxLayout,
@@ -410,21 +405,13 @@ export class LocalBackend implements Backend {
     isolation: ResolvedIsolation,
   ): Promise<BoxUser | null> {
     if (isolation !== "bubblewrap" || process.getuid?.() !== 0) return null;
-    const user =
-      record.user ??
-      (await claimBoxUser({
-        dataDir: await this.#root(),
-        instanceId: layout.instanceId,
-        range: this.#settings.boxUids,
-      }));
-    if ((await stat(layout.workspace)).uid !== user.uid) {
-      await run("chown", ["-hR", `${String(user.uid)}:${String(user.gid)}`, layout.workspace]);
-      this.#settings.logger.info(
-        { instanceId: layout.instanceId, uid: user.uid },
-        "workspace given to the box's user",
-      );
-    }
-    return user;
+    return prepareBoxUser({
+      dataDir: await this.#root(),
+      layout,
+      recorded: record.user,
+      range: this.#settings.boxUids,
+      logger: this.#settings.logger,
+    });
   }
 
   /**
