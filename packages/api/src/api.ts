@@ -6,6 +6,7 @@ import {
   FilesystemArchiveStore,
   leaseConfigFromEnv,
   LocalBackend,
+  type LeaseWakeups,
   progressRecorder,
   SpawnerSystem,
   WorkspaceArchiver,
@@ -64,7 +65,8 @@ export function createBerthApi(
   env: ApiEnv,
   options: {
     clock?: Clock;
-    boxes?: (db: DbClient, clock: Clock) => BoxAccess;
+    /** Box services; `wakeups` wakes calls waiting for a lease another call is warming. */
+    boxes?: (db: DbClient, clock: Clock, wakeups: LeaseWakeups) => BoxAccess;
     /** How live-event subscribers are woken (default: LISTEN on Postgres, polling on PGlite). */
     leaseEvents?: LeaseEventFeedSettings;
     /** Where internal errors are logged (default: pino's JSON lines on stdout). */
@@ -80,7 +82,7 @@ export function createBerthApi(
     ...options.leaseEvents,
   });
   const tokens = new TokenCache({ db, connectionString: env.DATABASE_URL });
-  const boxes = (options.boxes ?? localBoxes(env))(db, clock);
+  const boxes = (options.boxes ?? localBoxes(env))(db, clock, leaseEvents);
   const origins = trustedOrigins(env.BERTH_PUBLIC_URL);
   const auth = createAuth({
     db,
@@ -151,8 +153,8 @@ export function createBerthApi(
 }
 
 /** Box services over the local backend in the data folder, restoring from the archive store. */
-function localBoxes(env: ApiEnv): (db: DbClient, clock: Clock) => BoxAccess {
-  return (db, clock) => {
+function localBoxes(env: ApiEnv): (db: DbClient, clock: Clock, wakeups: LeaseWakeups) => BoxAccess {
+  return (db, clock, wakeups) => {
     const resources = { db, clock, config: leaseConfigFromEnv(env) };
     const backend = new LocalBackend({
       dataDir: resolve(env.BERTH_DATA_DIR),
@@ -181,6 +183,7 @@ function localBoxes(env: ApiEnv): (db: DbClient, clock: Clock) => BoxAccess {
       backend,
       spawner: new SpawnerSystem({ resources, backend, restorer }),
       archiver,
+      wakeups,
     });
   };
 }

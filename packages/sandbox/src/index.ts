@@ -47,6 +47,7 @@ export { defaultBoxdEntry } from "./backends/local/boxdEntry.ts";
 export { boxdArgv } from "./backends/local/boxProcess.ts";
 export { BoxAccess } from "./services/boxAccess.ts";
 export type { BoxAccessOptions, BoxCall, BoxHandle } from "./services/boxAccess.ts";
+export type { LeaseWakeup, LeaseWakeups } from "./services/leaseWakeups.ts";
 export { BoxServiceError, boxServiceErrorCodes } from "./services/boxServiceError.ts";
 export type { BoxServiceErrorCode } from "./services/boxServiceError.ts";
 export { RouteStep } from "./routing/routeStep.ts";

@@ -5,6 +5,9 @@ import { quoteIdent, withAdminClient } from "./admin.ts";
 import { testDatabaseName } from "./names.ts";
 import { ensureTemplate } from "./template.ts";
 
+/** Postgres' "database does not exist". */
+const INVALID_CATALOG_NAME = "3D000";
+
 /** A migrated database of one's own, dropped on dispose. */
 export interface TestDatabase extends AsyncDisposable {
   readonly name: string;
@@ -23,14 +26,23 @@ export async function createTestDatabase(
   options: CreateTestDatabaseOptions = {},
 ): Promise<TestDatabase> {
   const adminUrl = options.adminUrl ?? readTestAdminUrl();
-  const template = await ensureTemplate({
-    adminUrl,
-    ...(options.migrationsDir === undefined ? {} : { migrationsDir: options.migrationsDir }),
-  });
   const name = testDatabaseName(process.pid, randomBytes(6).toString("hex"));
-  await withAdminClient(adminUrl, (admin) =>
-    admin.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`),
-  );
+  for (let attempt = 1; ; attempt += 1) {
+    const template = await ensureTemplate({
+      adminUrl,
+      ...(options.migrationsDir === undefined ? {} : { migrationsDir: options.migrationsDir }),
+    });
+    try {
+      await withAdminClient(adminUrl, (admin) =>
+        admin.query(`CREATE DATABASE ${quoteIdent(name)} TEMPLATE ${quoteIdent(template)}`),
+      );
+      break;
+    } catch (error) {
+      // A run on other migrations (another checkout on this server) swept our template as
+      // stale between its check and the clone: build it again.
+      if ((error as { code?: string }).code !== INVALID_CATALOG_NAME || attempt >= 3) throw error;
+    }
+  }
   const url = withDatabase(adminUrl, name);
   let prisma: DbClient | undefined;
   return {

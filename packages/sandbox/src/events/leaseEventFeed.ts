@@ -7,6 +7,7 @@ import {
   type LeaseFeedRead,
   type LeaseGenerations,
 } from "./leaseEventRows.ts";
+import type { LeaseWakeup, LeaseWakeups } from "../services/leaseWakeups.ts";
 import { LeaseWatchRegistry, type LeaseWatch } from "./leaseWatches.ts";
 import {
   NotificationListener,
@@ -63,7 +64,7 @@ const PAGE = 100;
  * and a missed wake-up delays an event but never loses one. Build one per process; close it
  * on shutdown. Nothing connects until the first subscriber arrives.
  */
-export class LeaseEventFeed {
+export class LeaseEventFeed implements LeaseWakeups {
   readonly #db: DbClientOrTx;
   readonly #mode: LeaseEventFeedMode;
   readonly #pollIntervalMs: number;
@@ -165,6 +166,26 @@ export class LeaseEventFeed {
     }
   }
 
+  /**
+   * Wakes a box call waiting for this lease to move (warming → warm, a drain ending): on its
+   * NOTIFY while LISTEN is in effect, otherwise on the caller's poll interval.
+   */
+  async watchLease(leaseId: string): Promise<LeaseWakeup> {
+    const mode = await this.#resolveMode();
+    if (mode === "listen") this.#listener.start();
+    const watch = this.#watches.add(leaseId);
+    const never = new AbortController().signal;
+    return {
+      next: ({ maxWaitMs, pollMs }) => {
+        const limit = this.#waitLimitMs(mode, pollMs);
+        return watch.next(never, limit === null ? maxWaitMs : Math.min(limit, maxWaitMs));
+      },
+      [Symbol.dispose]: () => {
+        this.#watches.remove(watch);
+      },
+    };
+  }
+
   /** Stops the LISTEN connection; every subscriber ends at its next wake-up, which is now. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -191,8 +212,8 @@ export class LeaseEventFeed {
   }
 
   /** Null (wait for a NOTIFY) only while LISTEN is in effect; otherwise the poll interval. */
-  #waitLimitMs(mode: "listen" | "poll"): number | null {
-    return mode === "listen" && this.#listener.listening ? null : this.#pollIntervalMs;
+  #waitLimitMs(mode: "listen" | "poll", pollMs = this.#pollIntervalMs): number | null {
+    return mode === "listen" && this.#listener.listening ? null : pollMs;
   }
 
   #resolveMode(): Promise<"listen" | "poll"> {

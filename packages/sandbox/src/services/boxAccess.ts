@@ -13,6 +13,7 @@ import { BackendError, type Backend } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { BoxServiceError } from "./boxServiceError.ts";
+import type { LeaseWakeups } from "./leaseWakeups.ts";
 
 /** One call on a session's box. */
 export interface BoxCall {
@@ -38,7 +39,12 @@ export interface BoxAccessOptions {
   readonly spawner: SpawnerSystem;
   /** Captures on demand (`capture`); without it, on-demand capture is unavailable. */
   readonly archiver?: WorkspaceArchiver;
-  /** How often a waiting caller re-reads a lease someone else is warming or draining. */
+  /**
+   * Wakes callers waiting for a lease someone else is warming or draining (NOTIFY); without
+   * it, or while it cannot notify, they re-read every `pollMs`.
+   */
+  readonly wakeups?: LeaseWakeups;
+  /** How often a waiting caller re-reads a lease when nothing wakes it. */
   readonly pollMs?: number;
   /** How often a running call touches its holder (default: a third of the viewer TTL). */
   readonly touchEveryMs?: number;
@@ -61,9 +67,12 @@ export class BoxAccess {
   readonly #backend: Backend;
   readonly #spawner: SpawnerSystem;
   readonly #archiver: WorkspaceArchiver | undefined;
+  readonly #wakeups: LeaseWakeups | undefined;
   readonly #pollMs: number;
   readonly #touchEveryMs: number;
   readonly #releasing = new Set<Promise<void>>();
+  /** One watch per lease state this process waits on, shared by every call waiting on it. */
+  readonly #waits = new Map<string, Promise<void>>();
 
   constructor(options: BoxAccessOptions) {
     this.#resources = options.resources;
@@ -74,6 +83,7 @@ export class BoxAccess {
     this.#backend = options.backend;
     this.#spawner = options.spawner;
     this.#archiver = options.archiver;
+    this.#wakeups = options.wakeups;
     this.#pollMs = options.pollMs ?? 100;
     this.#touchEveryMs =
       options.touchEveryMs ?? Math.max(1_000, Math.floor(options.resources.config.viewerTtlMs / 3));
@@ -288,7 +298,7 @@ export class BoxAccess {
           epoch: acquired.lease.epoch,
         });
       }
-      await this.#waitForChange(acquired.lease);
+      await this.#waitForChange(acquired.lease, deadline);
     }
   }
 
@@ -313,14 +323,36 @@ export class BoxAccess {
     }
   }
 
-  async #waitForChange(seen: LeaseSnapshot): Promise<void> {
+  /**
+   * Resolves once the lease left the state `seen` (or the deadline passed). Every call of this
+   * process waiting on the same state shares one watch: a herd of callers on a cold session
+   * costs one re-read per wake-up, not one each, which would otherwise crowd the spawner's own
+   * statements out of the connection pool while it warms the box.
+   */
+  #waitForChange(seen: LeaseSnapshot, deadline: number): Promise<void> {
+    const key = `${seen.id}:${String(seen.epoch)}:${seen.liveness}`;
+    const shared = this.#waits.get(key);
+    if (shared !== undefined) return shared;
+    const wait = this.#watchUntilMoved(seen, deadline).finally(() => {
+      this.#waits.delete(key);
+    });
+    this.#waits.set(key, wait);
+    return wait;
+  }
+
+  async #watchUntilMoved(seen: LeaseSnapshot, deadline: number): Promise<void> {
+    // Registered before the first wait: a commit that lands meanwhile still wakes it.
+    using wakeup = await this.#wakeups?.watchLease(seen.id);
     for (;;) {
-      await sleep(this.#pollMs);
+      const maxWaitMs = Math.max(0, deadline - Date.now());
+      if (wakeup === undefined) await sleep(Math.min(this.#pollMs, maxWaitMs));
+      else await wakeup.next({ maxWaitMs, pollMs: this.#pollMs });
       const now = await this.#leases.readByGroup({
         workspaceId: seen.workspaceId,
         sandboxGroupId: seen.sandboxGroupId,
       });
       if (now === null || now.epoch !== seen.epoch || now.liveness !== seen.liveness) return;
+      if (Date.now() >= deadline) return;
     }
   }
 
