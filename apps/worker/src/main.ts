@@ -74,7 +74,12 @@ const rotation =
 const checkpoints =
   archiver === undefined
     ? undefined
-    : new CheckpointSystem({ resources, archiver, quietMs: env.BERTH_CHECKPOINT_QUIET_MS });
+    : new CheckpointSystem({
+        resources,
+        archiver,
+        quietMs: env.BERTH_CHECKPOINT_QUIET_MS,
+        maxMs: env.BERTH_CHECKPOINT_MAX_MS,
+      });
 
 /** Older than any capture takes: a pending blob this old was left by a killed process. */
 const ABANDONED_AFTER_MS = 6 * 60 * 60_000;

@@ -16,7 +16,10 @@ export interface ReaperLoopOptions {
   readonly rotation?: IsolationRotationSystem | undefined;
   /** Terminates boxes no lease records, after each reaper sweep (when boxes are local). */
   readonly orphans?: OrphanSweepSystem | undefined;
-  /** Captures quiet warm leases after each sweep (when an archive store is configured). */
+  /**
+   * Captures leases with a live box (warm or draining) whose writes went quiet or are overdue,
+   * after each sweep (when an archive store is configured).
+   */
   readonly checkpoints?: CheckpointSystem | undefined;
   readonly periodMs: number;
   readonly logger: Logger;

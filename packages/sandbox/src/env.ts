@@ -18,15 +18,24 @@ export const sandboxEnvShape = {
   BERTH_REAPER_PERIOD_MS: ms(30_000),
   /** Archive retention: revisions kept per lease (the current and a selected one always stay). */
   BERTH_ARCHIVE_KEEP: z.coerce.number().int().min(1).max(1_000).default(5),
-  /** A warm lease is checkpointed once no write was admitted for this long. */
+  /** A lease with a live box is checkpointed once no write was admitted for this long. */
   BERTH_CHECKPOINT_QUIET_MS: ms(30_000),
+  /**
+   * ... or, at the latest, once its oldest unarchived write is this old, so a steady trickle of
+   * writes (never quiet) is checkpointed too. Five minutes: a capture tars the whole workspace,
+   * so under constant writes a lease costs about one capture per five minutes, and no write waits
+   * much longer than that for its archive (the README states the bound).
+   */
+  BERTH_CHECKPOINT_MAX_MS: ms(300_000),
 };
 
 type SandboxEnv = z.infer<z.ZodObject<typeof sandboxEnvShape>>;
 
 /**
- * The boot invariant: the reaper must sweep more often than a viewer's TTL, or viewers would
- * outlive their TTL by a whole period. Compose it into a process's env schema with superRefine.
+ * The boot invariants: the reaper must sweep more often than a viewer's TTL, or viewers would
+ * outlive their TTL by a whole period; and the checkpoint's deadline may not come before its
+ * quiet period, which would make the quiet period meaningless (every write captured mid-burst).
+ * Compose it into a process's env schema with superRefine.
  */
 export function checkSandboxEnv(env: SandboxEnv, context: z.RefinementCtx): void {
   if (env.BERTH_REAPER_PERIOD_MS >= env.BERTH_VIEWER_TTL_MS) {
@@ -34,6 +43,13 @@ export function checkSandboxEnv(env: SandboxEnv, context: z.RefinementCtx): void
       code: "custom",
       path: ["BERTH_REAPER_PERIOD_MS"],
       message: `must be shorter than BERTH_VIEWER_TTL_MS (${String(env.BERTH_VIEWER_TTL_MS)} ms)`,
+    });
+  }
+  if (env.BERTH_CHECKPOINT_MAX_MS < env.BERTH_CHECKPOINT_QUIET_MS) {
+    context.addIssue({
+      code: "custom",
+      path: ["BERTH_CHECKPOINT_MAX_MS"],
+      message: `must be at least BERTH_CHECKPOINT_QUIET_MS (${String(env.BERTH_CHECKPOINT_QUIET_MS)} ms)`,
     });
   }
 }

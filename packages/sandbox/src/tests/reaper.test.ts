@@ -279,7 +279,27 @@ describe("timings from the environment", () => {
     ]);
   });
 
-  it("defaults to lease TTL 90 s, warming 600 s, grace 900 s, reaper 30 s, 5 archives, 30 s quiet", () => {
+  it("refuses a checkpoint deadline shorter than its quiet period", () => {
+    const parsed = sandboxEnvSchema.safeParse({
+      BERTH_CHECKPOINT_QUIET_MS: "60000",
+      BERTH_CHECKPOINT_MAX_MS: "59999",
+    });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues).toMatchObject([
+      {
+        path: ["BERTH_CHECKPOINT_MAX_MS"],
+        message: "must be at least BERTH_CHECKPOINT_QUIET_MS (60000 ms)",
+      },
+    ]);
+    expect(
+      sandboxEnvSchema.parse({
+        BERTH_CHECKPOINT_QUIET_MS: "60000",
+        BERTH_CHECKPOINT_MAX_MS: "60000",
+      }),
+    ).toMatchObject({ BERTH_CHECKPOINT_MAX_MS: 60_000 });
+  });
+
+  it("defaults to lease TTL 90 s, warming 600 s, grace 900 s, reaper 30 s, 5 archives, 30 s quiet, 5 min checkpoint deadline", () => {
     expect(sandboxEnvSchema.parse({})).toEqual({
       BERTH_LEASE_TTL_MS: 90_000,
       BERTH_WARMING_TIMEOUT_MS: 600_000,
@@ -288,6 +308,7 @@ describe("timings from the environment", () => {
       BERTH_REAPER_PERIOD_MS: 30_000,
       BERTH_ARCHIVE_KEEP: 5,
       BERTH_CHECKPOINT_QUIET_MS: 30_000,
+      BERTH_CHECKPOINT_MAX_MS: 300_000,
     });
   });
 });
