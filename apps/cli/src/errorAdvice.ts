@@ -179,7 +179,8 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
   spawn_in_progress: retryLater,
   writes_in_flight: {
     reason: "retry",
-    hint: () => "Writes (a long command, say) are still reaching the box; run the same command again once they end.",
+    hint: () =>
+      "Writes (a long command, say) are still reaching the box; run the same command again once they end.",
   },
   stop_failed: retryLater,
   restore_in_progress: {

@@ -329,7 +329,9 @@ describe("berth, signed in", () => {
     await world.berth(["put", "-", "kept.txt", "--json"], { input: "archived\n" });
     const capture = await world.berth(["archives", "capture", "--json"]);
     const asked = (capture.json() as { revision: string }).revision;
-    await world.berth(["put", "-", "unarchived.txt", "--json"], { input: "only in the live box\n" });
+    await world.berth(["put", "-", "unarchived.txt", "--json"], {
+      input: "only in the live box\n",
+    });
     const live = await leaseOf(world, sessionId);
     expect(live.instanceId).not.toBeNull();
 

@@ -37,7 +37,8 @@ async function followTransfers(credential: Credential, scope: object) {
   const items = await caller.events.session(scope as { workspaceId: string; sessionId: string });
   const pumping = (async () => {
     try {
-      for await (const item of items) if ("kind" in item && item.kind === "transfer") seen.push(item);
+      for await (const item of items)
+        if ("kind" in item && item.kind === "transfer") seen.push(item);
     } catch {
       // Aborted: the follower is done.
     }
@@ -98,9 +99,17 @@ async function gone(path: string): Promise<boolean> {
 const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37 + 11) % 256));
 
 /** A box with revision R1 captured, then writes the archive does not hold yet. */
-async function liveBoxWithUnarchivedWrites(owner: Caller, on: { workspaceId: string; sessionId: string }) {
+async function liveBoxWithUnarchivedWrites(
+  owner: Caller,
+  on: { workspaceId: string; sessionId: string },
+) {
   await owner.fs.write({ ...on, path: "a.txt", content: "one\n" });
-  await owner.fs.write({ ...on, path: "bin.dat", content: binary.toString("base64"), encoding: "base64" });
+  await owner.fs.write({
+    ...on,
+    path: "bin.dat",
+    content: binary.toString("base64"),
+    encoding: "base64",
+  });
   const r1 = await owner.archives.capture(on);
   expect(r1.archiveComplete).toBe(true);
   await owner.fs.write({ ...on, path: "a.txt", content: "two\n" });
@@ -141,9 +150,9 @@ describe("issue 33: recovery.restoreRevision of a live box", () => {
       const captured = archives.find((a) => a.revision !== r1.revision);
       expect(captured).toMatchObject({ generation: live.workspaceGeneration, status: "available" });
       // Its capture reached the session's followers as progress (the dashboard's and the CLI's bar).
-      expect(await transfers.sawOne((t) => t.operation === "capture" && t.phase === "capturing")).toBe(
-        true,
-      );
+      expect(
+        await transfers.sawOne((t) => t.operation === "capture" && t.phase === "capturing"),
+      ).toBe(true);
 
       // The next call wakes the box at R1, verified, byte-identical; with its restore's progress.
       expect((await owner.fs.read({ ...on, path: "a.txt" })).content).toBe("one\n");
@@ -154,9 +163,9 @@ describe("issue 33: recovery.restoreRevision of a live box", () => {
         restoreStatus: "ready",
         selectedRevision: r1.revision,
       });
-      expect(await transfers.sawOne((t) => t.operation === "restore" && t.phase === "hydrating")).toBe(
-        true,
-      );
+      expect(
+        await transfers.sawOne((t) => t.operation === "restore" && t.phase === "hydrating"),
+      ).toBe(true);
       await transfers.stop();
 
       // And the writes the restore went back over come back from their own revision.
@@ -237,7 +246,9 @@ describe("issue 33: recovery.restoreRevision of a live box", () => {
       ]);
 
       const won = results.filter((r) => r.status === "fulfilled");
-      const refused = results.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
+      const refused = results.flatMap((r): unknown[] =>
+        r.status === "rejected" ? [r.reason] : [],
+      );
       expect(won).toHaveLength(1);
       expect(refused).toHaveLength(1);
       const [error] = refused;
@@ -246,7 +257,11 @@ describe("issue 33: recovery.restoreRevision of a live box", () => {
       // Named: another restore holds the box, or (if the winner already finished) the epoch moved.
       expect(["restore_in_progress", "stale_epoch"]).toContain(berthOf(error).code);
       const lease = await leaseOf(world, on.sessionId);
-      expect(lease).toMatchObject({ liveness: "cold", epoch: epoch + 1, selectedRevision: r1.revision });
+      expect(lease).toMatchObject({
+        liveness: "cold",
+        epoch: epoch + 1,
+        selectedRevision: r1.revision,
+      });
       expect(
         await suite.db.auditEvent.count({
           where: { workspaceId: world.workspaceId, action: "lease.restore_revision" },
@@ -272,9 +287,9 @@ describe("issue 33: recovery.restoreRevision of a live box", () => {
       const before = await workspaceRowHashes(suite.db, world.workspaceId);
       for (const credential of [{ cookie: world.member.cookie }, { token: world.memberToken }]) {
         const member = await callerAs(suite.api, credential);
-        expect(await codeOf(member.recovery.restoreRevision({ ...on, revision: r1.revision }))).toBe(
-          "FORBIDDEN",
-        );
+        expect(
+          await codeOf(member.recovery.restoreRevision({ ...on, revision: r1.revision })),
+        ).toBe("FORBIDDEN");
       }
       expect(await workspaceRowHashes(suite.db, world.workspaceId)).toEqual(before);
       expect((await owner.fs.read({ ...on, path: "later.txt" })).content).toBe(

@@ -120,7 +120,8 @@ async function restoreRevision(
     revision,
     ...(lease === null ? {} : { expectedEpoch: lease.epoch }),
   };
-  if (lease === null || lease.instanceId === null) return session.client.recovery.restoreRevision.mutate(asked);
+  if (lease === null || lease.instanceId === null)
+    return session.client.recovery.restoreRevision.mutate(asked);
   out.note("The box is live: capturing its workspace as a revision of its own, then stopping it…");
   return withArchiveProgress(session, "capture", () =>
     session.client.recovery.restoreRevision.mutate(asked),

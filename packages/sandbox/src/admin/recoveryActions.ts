@@ -111,9 +111,7 @@ export class RecoveryActions {
     });
     if (fenced.outcome === "lost") return fenced;
     const giveBack = (reason: string) =>
-      this.#recovery
-        .unfenceRestore({ ...base, claimId, actor, reason })
-        .catch(() => undefined);
+      this.#recovery.unfenceRestore({ ...base, claimId, actor, reason }).catch(() => undefined);
     try {
       const lost = await this.#captureAndStop(fenced.lease, actor, giveBack);
       if (lost !== null) return lost;
@@ -134,7 +132,10 @@ export class RecoveryActions {
     actor: string,
     giveBack: (reason: string) => Promise<unknown>,
   ): Promise<Extract<CasOutcome<"restored">, { outcome: "lost" }> | null> {
-    const refuse = async (code: "capture_unavailable" | "writes_in_flight" | "stop_failed", detail?: string) => {
+    const refuse = async (
+      code: "capture_unavailable" | "writes_in_flight" | "stop_failed",
+      detail?: string,
+    ) => {
       await giveBack(code);
       return new RestoreRefusedError(code, {
         ...(detail === undefined ? {} : { detail }),
@@ -148,7 +149,10 @@ export class RecoveryActions {
     try {
       capture = await this.#drainPort.capture(fenced, actor);
     } catch (error) {
-      throw await refuse("capture_unavailable", error instanceof Error ? error.message : String(error));
+      throw await refuse(
+        "capture_unavailable",
+        error instanceof Error ? error.message : String(error),
+      );
     }
     switch (capture.kind) {
       case "unavailable":

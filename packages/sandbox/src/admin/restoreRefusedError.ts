@@ -112,7 +112,9 @@ export class RestoreRefusedError extends Error {
 
   constructor(code: RestoreRefusalCode, options: { detail?: string; epoch?: number } = {}) {
     const refusal = refusals[code];
-    super(options.detail === undefined ? refusal.message : `${refusal.message} (${options.detail})`);
+    super(
+      options.detail === undefined ? refusal.message : `${refusal.message} (${options.detail})`,
+    );
     this.code = code;
     this.retryable = refusal.retryable;
     this.epoch = options.epoch;

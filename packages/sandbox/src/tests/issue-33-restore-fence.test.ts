@@ -25,8 +25,10 @@ const admin = { kind: "user", id: "admin-1" } as const;
 
 /** A promise and its resolver: a step of a port held until the test lets it go. */
 function gate(): { readonly opened: Promise<void>; open(): void } {
-  let open = () => undefined as void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   return { opened, open };
 }
 
@@ -203,9 +205,9 @@ describe("issue 33: an admin restore fences a live box before it captures it", (
     expect(w.drainPort.captures).toEqual(["box-u"]);
     expect(w.drainPort.stops).toEqual([]);
     // The next arrival re-arms the same box: nothing was lost, nothing moved the epoch.
-    expect(await w.leases.acquire({ ...s, kind: "turn", holderId: "turn-attempt:2" })).toMatchObject(
-      { role: "rearmed", lease: { epoch: first.epoch, instanceId: "box-u" } },
-    );
+    expect(
+      await w.leases.acquire({ ...s, kind: "turn", holderId: "turn-attempt:2" }),
+    ).toMatchObject({ role: "rearmed", lease: { epoch: first.epoch, instanceId: "box-u" } });
     expect((await leaseEvents(w.db, first.id)).map((e) => e.transition).slice(-3)).toEqual([
       "restore_fence",
       "restore_unfence",
@@ -270,7 +272,9 @@ describe("issue 33: an admin restore fences a live box before it captures it", (
       }),
     ).toMatchObject({ outcome: "lost", reason: "stale_epoch" });
     const audit = await w.db.auditEvent.findMany({ where: { workspaceId: s.workspaceId } });
-    expect(audit.map((a) => [a.action, a.actorId])).toEqual([["lease.restore_revision", "admin-1"]]);
+    expect(audit.map((a) => [a.action, a.actorId])).toEqual([
+      ["lease.restore_revision", "admin-1"],
+    ]);
   });
 
   it("a reaper's drain in progress refuses the restore; under the restore's fence the reaper drains nothing", async () => {
