@@ -175,6 +175,31 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
   restore_blocked: blocked,
   restore_failed: retryLater,
 
+  // An admin's restore of a revision (the box keeps every write whenever one is refused).
+  spawn_in_progress: retryLater,
+  writes_in_flight: {
+    reason: "retry",
+    hint: () =>
+      "Writes (a long command, say) are still reaching the box; run the same command again once they end.",
+  },
+  stop_failed: retryLater,
+  restore_in_progress: {
+    reason: "retry",
+    hint: (scope) =>
+      `Another restore is under way; once it ends, check \`berth archives list ${sessionFlag(scope)}\` before restoring again.`,
+  },
+  drain_in_progress: retryLater,
+  stale_epoch: {
+    reason: "usage",
+    hint: (scope) =>
+      `The box changed meanwhile: check \`berth machines\` and \`berth archives list ${sessionFlag(scope)}\`, then restore.`,
+  },
+  fence_lost: retryLater,
+  revision_not_found: {
+    reason: "notFound",
+    hint: (scope) => `\`berth archives list ${sessionFlag(scope)}\` shows the revisions.`,
+  },
+
   // File transfers.
   client_gone: retryLater,
 

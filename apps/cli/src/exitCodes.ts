@@ -21,7 +21,7 @@ export const exitCodeMeanings: Readonly<Record<ExitReason, string>> = {
   ok: "success",
   unexpected: "unexpected error (a bug, or an answer the CLI does not know)",
   usage:
-    "bad usage, or refused as asked: unknown command or option, missing argument, invalid input, the file exists, the box is live",
+    "bad usage, or refused as asked: unknown command or option, missing argument, invalid input, the file exists, the box is not blocked or it changed",
   signedOut: "not signed in, or the token was refused (expired, revoked): run `berth login`",
   forbidden: "forbidden: your role (or the token's) does not allow it",
   notFound: "not found: no such file, session, terminal or revision",

@@ -323,4 +323,37 @@ describe("berth, signed in", () => {
     expect((await world.berth(["cat", "README.md"])).stdout).toBe("two\n");
     expect((await world.berth(["cat", "later.txt"])).code).toBe(5);
   });
+
+  it("archives restore of a live box keeps its workspace as a revision of its own, then serves the one asked", async () => {
+    const world = served.current;
+    await world.berth(["put", "-", "kept.txt", "--json"], { input: "archived\n" });
+    const capture = await world.berth(["archives", "capture", "--json"]);
+    const asked = (capture.json() as { revision: string }).revision;
+    await world.berth(["put", "-", "unarchived.txt", "--json"], {
+      input: "only in the live box\n",
+    });
+    const live = await leaseOf(world, sessionId);
+    expect(live.instanceId).not.toBeNull();
+
+    const restore = await world.berth(["archives", "restore", asked.slice(0, 12), "--json"]);
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(restore.json()).toMatchObject({
+      selected: { selectedRevision: asked, epoch: live.epoch + 1 },
+      lease: { selectedRevision: asked, restoreStatus: "ready" },
+    });
+    expect((await world.berth(["cat", "kept.txt"])).stdout).toBe("archived\n");
+    expect((await world.berth(["cat", "unarchived.txt"])).code).toBe(5);
+
+    // The live workspace was captured before the box stopped: restore it, without waking.
+    const list = await world.berth(["archives", "list", "--json"]);
+    const { archives } = list.json() as { archives: { revision: string; generation: number }[] };
+    const kept = archives.find((a) => a.generation === live.workspaceGeneration);
+    expect(kept?.revision).toBeDefined();
+    expect(kept?.revision).not.toBe(asked);
+    const back = await world.berth(["archives", "restore", kept?.revision ?? "", "--no-wake"]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toContain("the next call on the box restores it");
+    expect((await leaseOf(world, sessionId)).liveness).toBe("cold");
+    expect((await world.berth(["cat", "unarchived.txt"])).stdout).toBe("only in the live box\n");
+  });
 });

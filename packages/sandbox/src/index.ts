@@ -1,6 +1,8 @@
 // The domain's only public entry.
-export { RecoveryActions, RestoreRefusedError } from "./admin/recoveryActions.ts";
-export type { AdminActor } from "./admin/recoveryActions.ts";
+export { RecoveryActions } from "./admin/recoveryActions.ts";
+export type { AdminActor, RecoveryActionsOptions } from "./admin/recoveryActions.ts";
+export { RestoreRefusedError, restoreRefusalCodes } from "./admin/restoreRefusedError.ts";
+export type { RestoreRefusalCode } from "./admin/restoreRefusedError.ts";
 export type { Clock } from "./clock.ts";
 export { DatabaseClock } from "./databaseClock.ts";
 export { checkSandboxEnv, leaseConfigFromEnv, sandboxEnvSchema, sandboxEnvShape } from "./env.ts";

@@ -65,7 +65,14 @@ export function registerArchives(program: Command, cli: CliContext): void {
     .option("--no-wake", "only select the revision; the next call on the box restores it")
     .addHelpText(
       "after",
-      "\nOnly while no box is live (a blocked or lost box). Waking restores the archive, checks its\nsha256 before the box starts, and verifies the workspace's revision before the box serves anything.",
+      [
+        "",
+        "A live box is captured first (its workspace becomes an archive revision of its own, so",
+        "going back loses nothing) and stopped; calls that arrive meanwhile wait for the restore.",
+        "The restore is refused if the box changed since this command looked at it. Waking restores",
+        "the archive, checks its sha256 before the box starts, and verifies the workspace's revision",
+        "before the box serves anything.",
+      ].join("\n"),
     )
     .action(async (revision: string | undefined, options: RestoreOptions, command: Command) => {
       if ((revision === undefined) === (options.fresh !== true))
@@ -78,10 +85,7 @@ export function registerArchives(program: Command, cli: CliContext): void {
       const selected =
         options.fresh === true
           ? await session.client.recovery.startFresh.mutate(session.scope)
-          : await session.client.recovery.restoreRevision.mutate({
-              ...session.scope,
-              revision: await fullRevision(session, revision ?? ""),
-            });
+          : await restoreRevision(session, out, await fullRevision(session, revision ?? ""));
       if (options.wake) {
         out.note(
           options.fresh === true
@@ -99,6 +103,29 @@ export function registerArchives(program: Command, cli: CliContext): void {
           : `Selected ${selected.selectedRevision ?? "an empty workspace"}; the next call on the box restores it.`,
       );
     });
+}
+
+/**
+ * Selects `revision`, from the epoch this command saw (a box that moved meanwhile is refused,
+ * not restored on a guess). A live box is captured first: its progress is drawn as a capture's.
+ */
+async function restoreRevision(
+  session: SessionConnection,
+  out: ReturnType<CliContext["output"]>,
+  revision: string,
+) {
+  const lease = await session.client.leases.get.query(session.scope);
+  const asked = {
+    ...session.scope,
+    revision,
+    ...(lease === null ? {} : { expectedEpoch: lease.epoch }),
+  };
+  if (lease === null || lease.instanceId === null)
+    return session.client.recovery.restoreRevision.mutate(asked);
+  out.note("The box is live: capturing its workspace as a revision of its own, then stopping it…");
+  return withArchiveProgress(session, "capture", () =>
+    session.client.recovery.restoreRevision.mutate(asked),
+  );
 }
 
 /** A revision prefix, resolved against the session's archives. */

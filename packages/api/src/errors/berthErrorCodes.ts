@@ -1,5 +1,10 @@
 import { BOX_ERROR_CODES, type BoxErrorCode } from "@berth/box-protocol";
-import { boxServiceErrorCodes, leaseErrorCodes, spawnErrorCodes } from "@berth/sandbox";
+import {
+  boxServiceErrorCodes,
+  leaseErrorCodes,
+  restoreRefusalCodes,
+  spawnErrorCodes,
+} from "@berth/sandbox";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { transferErrorCodes } from "../files/uploadBody.ts";
@@ -26,6 +31,7 @@ export const berthErrorCodes = [
     "box_credentials_refused",
     ...leaseErrorCodes,
     ...spawnErrorCodes,
+    ...restoreRefusalCodes,
     ...transferErrorCodes,
     ...(Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPC_ERROR_CODE_KEY[]).map(genericErrorCode),
   ] as const),

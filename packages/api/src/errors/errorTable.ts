@@ -1,5 +1,12 @@
 import { BoxError, type BoxErrorCode } from "@berth/box-protocol";
-import { BoxServiceError, LeaseError, SpawnError, type BoxServiceErrorCode } from "@berth/sandbox";
+import {
+  BoxServiceError,
+  LeaseError,
+  RestoreRefusedError,
+  SpawnError,
+  type BoxServiceErrorCode,
+  type RestoreRefusalCode,
+} from "@berth/sandbox";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { TransferError } from "../files/uploadBody.ts";
 import type { BerthErrorCode } from "./berthErrorCodes.ts";
@@ -28,6 +35,19 @@ const boxServiceCodes: Record<BoxServiceErrorCode, TRPC_ERROR_CODE_KEY> = {
   route_unavailable: "PRECONDITION_FAILED",
   capture_refused: "CONFLICT",
   capture_unavailable: "SERVICE_UNAVAILABLE",
+};
+
+const restoreRefusalCodes: Record<RestoreRefusalCode, TRPC_ERROR_CODE_KEY> = {
+  spawn_in_progress: "CONFLICT",
+  capture_unavailable: "SERVICE_UNAVAILABLE",
+  writes_in_flight: "CONFLICT",
+  stop_failed: "SERVICE_UNAVAILABLE",
+  restore_in_progress: "CONFLICT",
+  drain_in_progress: "CONFLICT",
+  stale_epoch: "CONFLICT",
+  fence_lost: "CONFLICT",
+  revision_not_found: "NOT_FOUND",
+  lease_not_found: "NOT_FOUND",
 };
 
 const boxCodes: Record<BoxErrorCode, TRPC_ERROR_CODE_KEY> = {
@@ -98,6 +118,16 @@ export function mapDomainError(error: unknown): MappedError | undefined {
       trpc: error.code === "too_large" ? "PAYLOAD_TOO_LARGE" : "CLIENT_CLOSED_REQUEST",
       message: error.message,
       berth: { code: error.code, retryable: error.code === "client_gone" },
+    };
+  if (error instanceof RestoreRefusedError)
+    return {
+      trpc: restoreRefusalCodes[error.code],
+      message: error.message,
+      berth: {
+        code: error.code,
+        retryable: error.retryable,
+        ...(error.epoch === undefined ? {} : { epoch: error.epoch }),
+      },
     };
   if (error instanceof SpawnError)
     return {

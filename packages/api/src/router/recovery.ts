@@ -1,3 +1,4 @@
+import { RestoreRefusedError } from "@berth/sandbox";
 import {
   defaultLeaseConfig,
   RecoverySystem,
@@ -16,13 +17,12 @@ const sessionInput = z.object({ sessionId: idSchema });
 const revisionSchema = z
   .string()
   .regex(/^[0-9a-f]{64}$/, "must be a sha256 revision (64 hex digits)");
+const epochSchema = z.number().int().min(0).max(2_147_483_647);
 
 /** The lease of a session in the caller's workspace; NOT_FOUND if it has never had a box. */
-async function leaseOf(ctx: MemberContext, sessionId: string) {
-  const lease = await ctx.db.sandboxLease.findUnique({
-    where: await sessionLeaseKey(ctx, sessionId),
-    select: { id: true, epoch: true, instanceId: true },
-  });
+async function leaseOf(ctx: MemberContext, sessionId: string): Promise<LeaseSnapshot> {
+  const key = await sessionLeaseKey(ctx, sessionId);
+  const lease = await ctx.boxes.leases.readByGroup(key.workspaceId_sandboxGroupId);
   if (lease === null)
     throw new TRPCError({ code: "NOT_FOUND", message: "This session has no box to recover yet." });
   return lease;
@@ -39,14 +39,6 @@ const advice: Partial<
   not_blocked: {
     code: "PRECONDITION_FAILED",
     message: "This box is not blocked: nothing to start fresh from.",
-  },
-  revision_not_found: {
-    code: "NOT_FOUND",
-    message: "No available archive with that revision for this session.",
-  },
-  spawn_in_progress: {
-    code: "PRECONDITION_FAILED",
-    message: "A box is being created; retry once it is warm.",
   },
 };
 
@@ -85,28 +77,31 @@ export const recoveryRouter = {
   }),
 
   /**
-   * Admin: the next box restores revision R. Only while no box is live: capturing a live box
-   * first needs the backend, which the API process gains with box services.
+   * Admin: the session's workspace goes back to revision R. A live box is fenced (no write is
+   * admitted; calls that arrive wait for the restore), captured once the writes already admitted
+   * have settled (the live workspace becomes an archive revision of its own, with progress on
+   * events.session) and stopped; then R is selected at a new generation and the box is left
+   * cold: the next call on it restores R and verifies it. Every step is CAS'd on the epoch the
+   * restore started from (`expectedEpoch`, when the admin names the one they saw); a refusal
+   * (RestoreRefusedError, mapped in errors/errorTable.ts) leaves the box running with every write.
    */
   restoreRevision: adminProcedure
-    .input(sessionInput.extend({ revision: revisionSchema }))
+    .input(sessionInput.extend({ revision: revisionSchema, expectedEpoch: epochSchema.optional() }))
     .mutation(async ({ ctx, input }) => {
       const lease = await leaseOf(ctx, input.sessionId);
-      if (lease.instanceId !== null)
-        throw new TRPCError({
-          code: "PRECONDITION_FAILED",
-          message:
-            "The box is live: wait until it drains (or the worker restores it), then choose the revision.",
+      if (input.expectedEpoch !== undefined && input.expectedEpoch !== lease.epoch)
+        throw new RestoreRefusedError("stale_epoch", {
+          detail: `epoch ${String(input.expectedEpoch)} is now ${String(lease.epoch)}`,
+          epoch: lease.epoch,
         });
-      const result = await recovery(ctx).restoreRevision({
-        workspaceId: ctx.workspaceId,
-        leaseId: lease.id,
-        expectedEpoch: lease.epoch,
-        instanceId: null,
+      // Writes this process answered settle just behind their answers: let them land first.
+      await ctx.boxes.settled();
+      const result = await ctx.boxes.recovery.restoreRevision({
+        lease,
         revision: input.revision,
         actor: ctx.actor,
       });
-      if (result.outcome === "lost") throw lost(result.reason);
+      if (result.outcome === "lost") throw RestoreRefusedError.lost(result.reason, result.lease);
       return summary(result.lease);
     }),
 } satisfies TRPCRouterRecord;

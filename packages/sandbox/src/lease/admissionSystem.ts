@@ -118,4 +118,13 @@ export class AdmissionSystem {
     if (row === undefined) throw new Error("berth_lease_settle_admission answered no row");
     return row.result;
   }
+
+  /** How many of the lease's admitted writes have not settled yet (are still reaching the box). */
+  async unsettled(input: { workspaceId: string; leaseId: string }): Promise<number> {
+    const a = parseInput(z.object({ workspaceId: idSchema, leaseId: idSchema }), input);
+    const [row] = await this.#resources.db.$queryRaw<[{ count: number }]>`
+      SELECT count(*)::int AS count FROM mutation_admissions
+       WHERE lease_id = ${a.leaseId}::uuid AND workspace_id = ${a.workspaceId}::uuid AND settled_at IS NULL`;
+    return row.count;
+  }
 }

@@ -74,7 +74,12 @@ export type CasLoss =
   | "not_rearmable"
   | "not_blocked"
   | "spawn_in_progress"
-  | "revision_not_found";
+  | "revision_not_found"
+  /** An admin restore's fence: another restore (or a reaper's drain) holds the box's drain claim. */
+  | "restore_in_progress"
+  | "drain_in_progress"
+  /** The restore's own claim is no longer on the lease (it expired and a reaper took over). */
+  | "fence_lost";
 
 /** A transition that either happened (with the row after it) or lost its CAS (with the row as it is). */
 export type CasOutcome<TDone extends string> =

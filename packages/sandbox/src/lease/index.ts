@@ -47,12 +47,14 @@ export { RecoverySystem, storedArchiveSchema } from "./recoverySystem.ts";
 export type {
   BeginRematerializationInput,
   FailRematerializationInput,
+  FenceRestoreInput,
   MarkVerifyingInput,
   PublishArchiveInput,
   PublishOutcome,
   RestoreRevisionInput,
   StartFreshInput,
   StoredArchive,
+  UnfenceRestoreInput,
 } from "./recoverySystem.ts";
 export { ProcessHolders } from "./processHolders.ts";
 export type { CloseProcessInput, OpenProcessInput } from "./processHolders.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CasOutcome } from "./errors.ts";
 import type { LeaseSnapshot } from "./snapshot.ts";
-import { epochSchema, idSchema, parseInput } from "./inputs.ts";
+import { epochSchema, idSchema, parseInput, ttlMsSchema } from "./inputs.ts";
 import { callLeaseFunctionOnce, Prisma } from "./leaseStore.ts";
 import { checkedResources, type LeaseResources } from "./resources.ts";
 import { casOutcome } from "./warmingSystem.ts";
@@ -41,8 +41,21 @@ const actorSchema = z.object({
 const startFreshSchema = fenceSchema.extend({ actor: actorSchema });
 const restoreSchema = fenceSchema.extend({
   instanceId: z.string().min(1).nullable(),
+  /** The restore's fence claim (fenceRestore) when `instanceId` names a live box; else null. */
+  claimId: idSchema.nullable().default(null),
   revision: revisionSchema,
   actor: actorSchema,
+});
+const fenceRestoreSchema = fenceSchema.extend({
+  instanceId: z.string().min(1),
+  claimId: idSchema,
+  revision: revisionSchema,
+  actor: z.string().trim().min(1).max(200),
+});
+const unfenceRestoreSchema = fenceSchema.extend({
+  claimId: idSchema,
+  actor: z.string().trim().min(1).max(200),
+  reason: z.string().trim().min(1).max(96),
 });
 
 /** A published capture says whether the blob it was given is the one the lease now refers to. */
@@ -60,6 +73,8 @@ export type FailRematerializationInput = z.input<typeof failSchema>;
 export type PublishArchiveInput = z.input<typeof publishSchema>;
 export type StartFreshInput = z.input<typeof startFreshSchema>;
 export type RestoreRevisionInput = z.input<typeof restoreSchema>;
+export type FenceRestoreInput = z.input<typeof fenceRestoreSchema>;
+export type UnfenceRestoreInput = z.input<typeof unfenceRestoreSchema>;
 
 /**
  * Restoring archives into new boxes, publishing captures, and the admin recovery actions.
@@ -144,15 +159,53 @@ export class RecoverySystem {
   }
 
   /**
-   * Admin: selects revision R once the live box (if any, named by `instanceId`) was captured and
-   * stopped. Audited. Use RecoveryActions.restoreRevision, which does the capture first.
+   * Admin restore, step 1 for a live box: fences it under `claimId` at the expected epoch and
+   * instance — draining past its grace, every holder gone, so no write is admitted and every
+   * arrival is `fenced` until the restore ends — and keeps R from retention meanwhile. Lost as
+   * stale_epoch, spawn_in_progress, restore_in_progress, drain_in_progress or
+   * revision_not_found, changing nothing. The claim lasts `claimTtlMs`: a restore that dies
+   * leaves the lease to the reaper once it expires.
+   */
+  async fenceRestore(
+    input: FenceRestoreInput & { readonly claimTtlMs: number },
+  ): Promise<CasOutcome<"fenced">> {
+    const a = parseInput(fenceRestoreSchema, input);
+    const ttl = parseInput(ttlMsSchema, input.claimTtlMs);
+    return this.#call(
+      (now) => Prisma.sql`berth_lease_fence_restore(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.instanceId}, ${a.claimId}::uuid, ${a.revision}, ${ttl}::int,
+        ${a.actor}, ${now}::timestamptz)`,
+      ["fenced"],
+    );
+  }
+
+  /**
+   * Admin restore, when it cannot go on: gives the fence back (only its own claim, at its
+   * epoch). The box keeps running idle — draining with a fresh grace — and the next arrival
+   * re-arms it. Lost as fence_lost when the claim is no longer the restore's.
+   */
+  async unfenceRestore(input: UnfenceRestoreInput): Promise<CasOutcome<"unfenced">> {
+    const a = parseInput(unfenceRestoreSchema, input);
+    const grace = this.#resources.config.idleGraceMs;
+    return this.#call(
+      (now) => Prisma.sql`berth_lease_unfence_restore(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
+        ${a.expectedEpoch}::int, ${a.claimId}::uuid, ${grace}::int, ${a.actor}, ${a.reason},
+        ${now}::timestamptz)`,
+      ["unfenced"],
+    );
+  }
+
+  /**
+   * Admin: selects revision R — on a cold lease (`instanceId` null), or once the live box named
+   * by `instanceId` was fenced under `claimId`, captured and stopped (fence_lost if the claim is
+   * gone). Audited. Use RecoveryActions.restoreRevision, which fences and captures first.
    */
   async restoreRevision(input: RestoreRevisionInput): Promise<CasOutcome<"restored">> {
     const a = parseInput(restoreSchema, input);
     return this.#call(
       (now) => Prisma.sql`berth_lease_restore_revision(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
-        ${a.expectedEpoch}::int, ${a.instanceId}::text, ${a.revision}, ${a.actor.kind}, ${a.actor.id},
-        ${now}::timestamptz)`,
+        ${a.expectedEpoch}::int, ${a.instanceId}::text, ${a.claimId}::uuid, ${a.revision},
+        ${a.actor.kind}, ${a.actor.id}, ${now}::timestamptz)`,
       ["restored"],
     );
   }

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
+import { RecoveryActions } from "../admin/recoveryActions.ts";
 import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { AcquireOutcome } from "../lease/errors.ts";
 import type { StatementAdmission } from "../lease/leaseStore.ts";
@@ -8,6 +9,8 @@ import { ProcessHolders } from "../lease/processHolders.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
+import { backendDrainPort } from "../reaper/backendDrainPort.ts";
+import { captureUnavailableDrainPort } from "../reaper/drainPort.ts";
 import { RouteStep, type Route } from "../routing/routeStep.ts";
 import { BackendError, type Backend } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
@@ -71,6 +74,7 @@ export class BoxAccess {
   readonly #pollMs: number;
   readonly #touchEveryMs: number;
   readonly #releasing = new Set<Promise<void>>();
+  readonly #recovery: RecoveryActions;
   /** One watch per lease state this process waits on, shared by every call waiting on it. */
   readonly #waits = new Map<string, Promise<void>>();
 
@@ -87,6 +91,14 @@ export class BoxAccess {
     this.#pollMs = options.pollMs ?? 100;
     this.#touchEveryMs =
       options.touchEveryMs ?? Math.max(1_000, Math.floor(options.resources.config.viewerTtlMs / 3));
+    // An admin's restore captures and stops a live box as the reaper does: one capture path.
+    this.#recovery = new RecoveryActions({
+      resources: options.resources,
+      drainPort:
+        options.archiver === undefined
+          ? captureUnavailableDrainPort
+          : backendDrainPort({ backend: options.backend, archiver: options.archiver }),
+    });
   }
 
   async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
@@ -190,6 +202,14 @@ export class BoxAccess {
   /** The lease systems over the same resources (the configured TTLs), for holder calls. */
   get leases(): LeaseSystem {
     return this.#leases;
+  }
+
+  /**
+   * The admin recovery actions over this backend and archiver: a restore captures (with
+   * progress, as any capture) and stops a live box through the same drain port as the reaper.
+   */
+  get recovery(): RecoveryActions {
+    return this.#recovery;
   }
 
   /**
@@ -330,7 +350,7 @@ export class BoxAccess {
    * statements out of the connection pool while it warms the box.
    */
   #waitForChange(seen: LeaseSnapshot, deadline: number): Promise<void> {
-    const key = `${seen.id}:${String(seen.epoch)}:${seen.liveness}`;
+    const key = `${seen.id}:${String(seen.epoch)}:${seen.liveness}:${String(seen.expiresAt.getTime())}`;
     const shared = this.#waits.get(key);
     if (shared !== undefined) return shared;
     const wait = this.#watchUntilMoved(seen, deadline).finally(() => {
@@ -351,7 +371,15 @@ export class BoxAccess {
         workspaceId: seen.workspaceId,
         sandboxGroupId: seen.sandboxGroupId,
       });
-      if (now === null || now.epoch !== seen.epoch || now.liveness !== seen.liveness) return;
+      // A new deadline counts too: a drain claim given back (a restore that could not go on)
+      // leaves the lease draining within a fresh grace, which the next acquire re-arms.
+      if (
+        now === null ||
+        now.epoch !== seen.epoch ||
+        now.liveness !== seen.liveness ||
+        now.expiresAt.getTime() !== seen.expiresAt.getTime()
+      )
+        return;
       if (Date.now() >= deadline) return;
     }
   }

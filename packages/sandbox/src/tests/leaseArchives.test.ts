@@ -63,7 +63,11 @@ describe("admin restore revision (spec/lease.md §5; DESIGN.md)", () => {
       archiveGeneration: 3,
     });
     const events = (await leaseEvents(w.db, first.id)).slice(eventsBefore);
-    expect(events.map((e) => e.transition)).toEqual(["publish_archive", "restore_revision"]);
+    expect(events.map((e) => e.transition)).toEqual([
+      "restore_fence",
+      "publish_archive",
+      "restore_revision",
+    ]);
     expect(
       await w.recovery.restoreRevision({
         workspaceId: s.workspaceId,
