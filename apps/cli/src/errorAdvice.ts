@@ -52,6 +52,11 @@ const tooLarge: Advice = {
   hint: () =>
     "Stream large files with `berth get <remote> [local]` and `berth put <local> <remote>`.",
 };
+const tellOperator: Advice = {
+  reason: "unexpected",
+  hint: () =>
+    "This server cannot create or restore the box as it is set up (the message says why): tell its operator.",
+};
 const doAsSaid: Advice = {
   reason: "usage",
   hint: () => "Do what the message says, then run the command again.",
@@ -79,8 +84,9 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
     reason: "retry",
     hint: () => "The box did not answer (the call may have run); check, then run it again.",
   },
-  // Retryable unless the workspace cannot be brought back: then an admin must act.
-  spawn_failed: blocked,
+  // A spawn that left the workspace unrestorable answers `blocked`; one that is not retryable
+  // otherwise is this server's set-up (no archive store to restore from).
+  spawn_failed: tellOperator,
   wait_timeout: retryLater,
   route_unavailable: {
     reason: "usage",
@@ -166,14 +172,15 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
   profile_conflict: doAsSaid,
   process_not_acquirable: doAsSaid,
 
-  // The spawner (met while a call wakes the box).
-  superseded: retryLater,
-  create_failed: retryLater,
-  readiness_failed: retryLater,
+  // The spawner (met while a call wakes the box): not retryable exactly when the failure left
+  // the lease blocked, so that is the advice then.
+  superseded: blocked,
+  create_failed: blocked,
+  readiness_failed: blocked,
   termination_unconfirmed: retryLater,
-  archive_restore_unavailable: retryLater,
+  archive_restore_unavailable: tellOperator,
   restore_blocked: blocked,
-  restore_failed: retryLater,
+  restore_failed: blocked,
 
   // An admin's restore of a revision (the box keeps every write whenever one is refused).
   spawn_in_progress: retryLater,

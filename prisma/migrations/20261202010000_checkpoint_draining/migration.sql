@@ -15,7 +15,7 @@
 -- Claims leases with a live box whose workspace moved past its archive, with no write in flight
 -- (a capture could not be published under one) and either quiet (no unarchived write admitted
 -- in the last p_quiet_ms) or overdue (an unarchived write admitted p_max_ms ago or earlier).
--- The oldest unarchived write first. SKIP LOCKED plus a claim that outlives the statement: any
+-- Never a box that did not go warm. The oldest unarchived write first. SKIP LOCKED plus a claim that outlives the statement: any
 -- number of workers, one checkpoint per lease at a time. Admissions are read through their
 -- indexes: (lease_id, generation) and the partial index of unsettled ones.
 DROP FUNCTION berth_lease_claim_checkpoints(timestamptz, uuid, integer, integer, integer);
@@ -28,6 +28,9 @@ RETURNS TABLE (outcome text, reason text, lease jsonb) LANGUAGE sql AS $$
     FROM (SELECT s.id FROM sandbox_leases s
            WHERE s.instance_id IS NOT NULL AND s.workspace_generation > 0
              AND (s.liveness = 'warm' OR (s.liveness = 'draining' AND s.expires_at > p_now))
+             -- A box that never went warm (still `creating`) holds no admitted write, only an
+             -- empty tree or a restore cut short: never published over the lease's archive.
+             AND s.provider_status <> 'creating'
              AND s.archive_generation IS DISTINCT FROM s.workspace_generation
              AND (s.checkpoint_claim_expires_at IS NULL OR s.checkpoint_claim_expires_at <= p_now)
              AND (s.drain_claim_expires_at IS NULL OR s.drain_claim_expires_at <= p_now)

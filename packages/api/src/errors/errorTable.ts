@@ -133,7 +133,8 @@ export function mapDomainError(error: unknown): MappedError | undefined {
     return {
       trpc: "SERVICE_UNAVAILABLE",
       message: error.message,
-      berth: { code: error.code, retryable: error.code !== "restore_blocked" },
+      // From the lease the failure left: a restore out of retries is as final as a block.
+      berth: { code: error.code, retryable: error.retryable },
     };
   return undefined;
 }

@@ -2,6 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDbClient, type DbClient } from "@berth/db";
+import type { BoxAccess } from "@berth/sandbox";
 import { removeLocalBoxes } from "@berth/sandbox/testing";
 import type { Clock } from "@berth/sandbox/clock";
 import { useTestDatabase } from "@berth/testkit";
@@ -14,7 +15,13 @@ import { createTestApi, testSecret } from "./testApi.ts";
  * A test file's own database, the real API over it, and a db client for seeding and checking.
  * The API's pool gives concurrent callers their own connections, so races below are real.
  */
-export function useApiSuite(options: { clock?: Clock } = {}): {
+export function useApiSuite(
+  options: {
+    clock?: Clock;
+    /** Box services of the test's own making; it may read `dataDir` of the returned suite. */
+    boxes?: (db: DbClient, clock: Clock) => BoxAccess;
+  } = {},
+): {
   readonly api: BerthApi;
   readonly db: DbClient;
   readonly databaseUrl: string;

@@ -1,6 +1,8 @@
 import { randomInt } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DbClient } from "@berth/db";
+import type { BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
 import { clientAddressHeader } from "../../src/http/clientAddress.ts";
 import { apiEnvSchema, createBerthApi, type ApiLogger, type BerthApi } from "../../src/index.ts";
@@ -20,6 +22,8 @@ export function createTestApi(
     clock?: Clock;
     dataDir?: string;
     logger?: ApiLogger;
+    /** Box services of the test's own making (a backend with racepoints, other timings). */
+    boxes?: (db: DbClient, clock: Clock) => BoxAccess;
   } = {},
 ): BerthApi {
   const env = apiEnvSchema.parse({
@@ -32,6 +36,7 @@ export function createTestApi(
   return createBerthApi(env, {
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.boxes === undefined ? {} : { boxes: options.boxes }),
   });
 }
 

@@ -1,6 +1,7 @@
 export { defaultLeaseConfig, leaseConfigSchema, turnHolderTtlMs } from "./config.ts";
 export type { LeaseConfig } from "./config.ts";
 export { assertNever, LeaseError, leaseErrorCodes } from "./errors.ts";
+export { blockedReason, isBlocked, MAX_RESTORE_ATTEMPTS } from "./blocking.ts";
 export type {
   AcquireOutcome,
   BlockedReason,

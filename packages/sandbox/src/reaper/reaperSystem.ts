@@ -38,7 +38,7 @@ const DEFAULT_CLAIM_TTL_MS = 10 * 60_000;
  * leases), then drain what is past its grace: capture, publish, stop, cold. Any number of
  * reapers may sweep at once: every batch is claimed with SKIP LOCKED, so a lease is drained by
  * exactly one of them. A box is never stopped without a published capture, unless it is already
- * gone or its workspace never admitted a write (there is nothing to keep).
+ * gone, its workspace never admitted a write, or it never went warm (there is nothing to keep).
  */
 export class ReaperSystem {
   readonly #sweeps: LeaseSweepSystem;
@@ -74,8 +74,12 @@ export class ReaperSystem {
     if (lease.instanceId === null)
       return this.#cold({ ...fence, instanceId: null, providerMissing: false });
     // Every persistable write is admitted first (it advances the generation), so a workspace
-    // that never admitted one holds nothing to keep: stop it without a capture.
-    if (lease.workspaceGeneration === 0 && lease.archiveStatus === "none") {
+    // that never admitted one holds nothing to keep: stop it without a capture. Nor does a box
+    // that never went warm (its warming expired, or its spawner could not stop it: the provider
+    // is still `creating`): writes are admitted only on a warm box, and its tree is empty or a
+    // restore cut short — captured, it would be published over the lease's true archive.
+    const neverWarm = lease.providerStatus === "creating";
+    if (neverWarm || (lease.workspaceGeneration === 0 && lease.archiveStatus === "none")) {
       await this.#drainPort.stop(lease);
       return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: false });
     }

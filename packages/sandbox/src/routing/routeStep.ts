@@ -1,5 +1,6 @@
 import type { DbClientOrTx } from "@berth/db";
 import { AdmissionSystem, type AdmitWriteOutcome } from "../lease/admissionSystem.ts";
+import { LeaseError } from "../lease/errors.ts";
 import type { SessionPointer } from "../lease/leaseStore.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
@@ -81,7 +82,12 @@ export class RouteStep {
         routeEpoch: route.activeEpoch,
         operation: input.operation.name,
       }));
-    if (!admission.admitted) throw fenced(input.lease, admission.reason);
+    if (!admission.admitted) {
+      // A session deleted meanwhile is what the next call's acquire answers too; any other
+      // refusal means the box or route moved on, and the next call meets the new one.
+      if (admission.reason === "session_not_found") throw sessionGone(input.sessionId);
+      throw fenced(input.lease, admission.reason);
+    }
     let outcome: "resolved" | "rejected" = "rejected";
     const settle = async () => {
       await this.#admissions.settle({
@@ -107,14 +113,17 @@ export class RouteStep {
       where: { id: sessionId, workspaceId },
       select: { activeSandboxId: true, activeEpoch: true },
     });
-    if (session === null)
-      throw new BoxServiceError({
-        code: "fenced",
-        message: "The session is gone.",
-        retryable: false,
-      });
+    if (session === null) throw sessionGone(sessionId);
     return session;
   }
+}
+
+function sessionGone(sessionId: string): LeaseError {
+  return new LeaseError({
+    code: "session_not_found",
+    message: `Session ${sessionId} does not exist in this workspace.`,
+    details: { sessionId },
+  });
 }
 
 function fenced(lease: LeaseSnapshot, reason: string): BoxServiceError {

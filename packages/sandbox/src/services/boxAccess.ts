@@ -2,6 +2,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promi
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import { RecoveryActions } from "../admin/recoveryActions.ts";
 import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
+import { isBlocked } from "../lease/blocking.ts";
 import type { AcquireOutcome } from "../lease/errors.ts";
 import type { StatementAdmission } from "../lease/leaseStore.ts";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
@@ -17,6 +18,7 @@ import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { BoxServiceError } from "./boxServiceError.ts";
 import type { LeaseWakeups } from "./leaseWakeups.ts";
+import { blockedAnswer, lostAnswer, spawnAnswer } from "./recoveryAnswers.ts";
 
 /** One call on a session's box. */
 export interface BoxCall {
@@ -59,7 +61,9 @@ export interface BoxAccessOptions {
  * behind the answer); a cold box is spawned or rematerialized by the caller that wins the
  * spawner role, and everyone else waits server-side for it, bounded by the warming timeout;
  * then the routing step, then the box. A box found gone is marked lost once and answered
- * `instance_lost`; nothing is replayed.
+ * `instance_lost` — or `blocked`, when the mark left nothing to restore; nothing is replayed.
+ * Every error's `retryable` is what the next call will do: it is derived from the lease row the
+ * failing transition returned, and a retryable answer is checked against the lease as it is.
  */
 export class BoxAccess {
   readonly #resources: LeaseResources;
@@ -107,6 +111,7 @@ export class BoxAccess {
     // trip saved. A pointer that moves meanwhile is still caught: a write's admission checks it.
     const warm = await this.#warmLease(call, holder.id);
     let lease = warm.lease;
+    const seen = lease;
     const route = warm.pointer ?? undefined;
     const admission = warm.admission ?? undefined;
     const stopTouching = this.#keepTouching(lease, holder.id);
@@ -137,6 +142,8 @@ export class BoxAccess {
           }
         },
       );
+    } catch (error) {
+      throw await this.#checkedAgainstLease(error, seen);
     } finally {
       stopTouching();
       this.#finishBehind(lease, holder.id, settle);
@@ -187,13 +194,15 @@ export class BoxAccess {
               detail: { reason: captured.reason },
             });
           case "unavailable":
-          case "provider_missing":
             throw new BoxServiceError({
               code: "capture_unavailable",
-              message: `The box could not be captured (${captured.kind === "unavailable" ? captured.reason : "it is gone"}); retry shortly.`,
+              message: `The box could not be captured (${captured.reason}); retry shortly.`,
               retryable: true,
               epoch: lease.epoch,
             });
+          case "provider_missing":
+            // Gone, not busy: its loss is marked, so the next call restores (or is blocked).
+            throw await this.#markLost(lease, new Error("the box was gone when captured"));
         }
       },
     );
@@ -250,13 +259,15 @@ export class BoxAccess {
       holderId: input.holderId,
       subjectId: input.sessionId,
     });
-    if (held.outcome === "lost")
-      throw new BoxServiceError({
-        code: "fenced",
-        message: `The box moved on before its process could hold it (${held.reason}); retry.`,
-        retryable: true,
-        epoch: held.lease?.epoch ?? lease.epoch,
-      });
+    if (held.outcome !== "lost") return;
+    const what = `The box moved on before its process could hold it (${held.reason}).`;
+    if (held.lease !== null && isBlocked(held.lease)) throw blockedAnswer(held.lease, { what });
+    throw new BoxServiceError({
+      code: "fenced",
+      message: `${what} Retry.`,
+      retryable: true,
+      epoch: held.lease?.epoch ?? lease.epoch,
+    });
   }
 
   /** The process ended: its hold goes (the last holder starts the idle grace). */
@@ -300,17 +311,13 @@ export class BoxAccess {
           break;
         case "blocked":
           await this.#releaseQuietly(acquired.lease, holderId);
-          throw new BoxServiceError({
-            code: "blocked",
-            message: `This session's workspace cannot be restored (restore ${acquired.lease.restoreStatus}, ${acquired.reason}): an admin must restore a revision or start fresh.`,
-            retryable: false,
-            epoch: acquired.lease.epoch,
-            detail: { restoreStatus: acquired.lease.restoreStatus, reason: acquired.reason },
-          });
+          throw blockedAnswer(acquired.lease, { detail: { reason: acquired.reason } });
       }
       // Someone else is warming or draining this box: wait for the lease to move, then re-acquire.
       if (Date.now() > deadline) {
         await this.#releaseQuietly(acquired.lease, holderId);
+        // The lease is warming or draining, never blocked: the reaper settles a warming that
+        // outlived its timeout (and finishes a drain), so a retry meets a settled lease.
         throw new BoxServiceError({
           code: "wait_timeout",
           message: "The box did not become ready within the warming timeout; retry.",
@@ -332,14 +339,9 @@ export class BoxAccess {
     } catch (error) {
       await this.#releaseQuietly(spawned, holderId, kind);
       if (!(error instanceof SpawnError)) throw error;
-      throw new BoxServiceError({
-        code: error.code === "restore_blocked" ? "blocked" : "spawn_failed",
-        message: error.message,
-        retryable: error.code !== "restore_blocked" && error.code !== "archive_restore_unavailable",
-        epoch: error.lease?.epoch ?? spawned.epoch,
-        detail: { spawnCode: error.code, failureCode: error.failureCode ?? null },
-        cause: error,
-      });
+      // The lease the failure left decides: blocked (a corrupt archive, a restore out of
+      // retries), or retryable with the one restore retry it still has.
+      throw spawnAnswer(error, spawned);
     }
   }
 
@@ -429,7 +431,8 @@ export class BoxAccess {
   }
 
   async #markLost(lease: LeaseSnapshot, cause: unknown): Promise<BoxServiceError> {
-    // One caller's mark wins (a CAS on epoch and instance); every caller answers the same.
+    // One caller's mark wins (a CAS on epoch and instance); every caller answers from the row
+    // the mark left: restorable (instance_lost, retryable) or blocked (its archive was behind).
     const marked = await this.#warming.markInstanceLost({
       workspaceId: lease.workspaceId,
       leaseId: lease.id,
@@ -437,14 +440,21 @@ export class BoxAccess {
       instanceId: lease.instanceId ?? "",
       actor: "box-services",
     });
-    return new BoxServiceError({
-      code: "instance_lost",
-      message: "The box is gone; its loss is recorded and the next call brings the workspace back.",
-      retryable: true,
-      epoch: marked.lease?.epoch ?? lease.epoch,
-      detail: { marked: marked.outcome === "marked" },
-      cause,
-    });
+    return lostAnswer({ marked, seen: lease, cause });
+  }
+
+  /**
+   * A retryable answer checked against the lease as it is now: a transition someone else made
+   * meanwhile (a loss marked by another caller) may have left it blocked, and then the next call
+   * is refused — so that is the answer. Anything else is returned as it was.
+   */
+  async #checkedAgainstLease(error: unknown, seen: LeaseSnapshot): Promise<unknown> {
+    if (!(error instanceof BoxServiceError) || !error.retryable) return error;
+    const now = await this.#leases
+      .readByGroup({ workspaceId: seen.workspaceId, sandboxGroupId: seen.sandboxGroupId })
+      .catch(() => null);
+    if (now === null || !isBlocked(now)) return error;
+    return blockedAnswer(now, { what: error.message, cause: error, detail: { was: error.code } });
   }
 
   /** Touches the call's holder every TTL/3, so a long call outlives the reaper's sweeps. */

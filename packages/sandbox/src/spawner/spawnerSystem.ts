@@ -165,7 +165,7 @@ export class SpawnerSystem {
     };
     const restorer = this.#restorer;
     if (restorer === undefined) {
-      await this.#warming.failWarming({
+      const failed = await this.#warming.failWarming({
         ...fence,
         terminated: true,
         reason: "archive_restore_unavailable",
@@ -173,6 +173,7 @@ export class SpawnerSystem {
       throw new SpawnError({
         code: "archive_restore_unavailable",
         message: "This lease has a workspace archive and this spawner has no archive store.",
+        lease: failed.lease,
       });
     }
     const rematerializationId = randomUUID();

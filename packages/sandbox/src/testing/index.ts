@@ -5,3 +5,5 @@ export { writeWorkspaceTree } from "./workspaceTree.ts";
 export type { TreeFacts, TreeShape } from "./workspaceTree.ts";
 export { boxMemory, boxPids, killBox } from "./boxProcesses.ts";
 export { removeLocalBoxes } from "./localBoxes.ts";
+export { RacepointBackend } from "./racepointBackend.ts";
+export type { Racepoints } from "./racepointBackend.ts";

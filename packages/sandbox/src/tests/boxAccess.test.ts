@@ -157,7 +157,7 @@ describe("box access", () => {
     expect(after?.restoreStatus).toBe("ready");
   });
 
-  it("a write that finds its box gone answers instance_lost and leaves its admission settled, rejected", async () => {
+  it("a write that finds its unarchived box gone answers blocked (the mark left nothing to restore) and leaves its admission settled, rejected", async () => {
     const w = world.current;
     const s = await seedSession(w.db);
     const { access } = accessFor(w);
@@ -175,7 +175,12 @@ describe("box access", () => {
       )
       .catch((error: unknown) => error);
     expect(lost).toBeInstanceOf(BoxServiceError);
-    expect((lost as BoxServiceError).code).toBe("instance_lost");
+    // No archive holds the first write: the next call is refused, so this one says so.
+    expect([(lost as BoxServiceError).code, (lost as BoxServiceError).retryable]).toEqual([
+      "blocked",
+      false,
+    ]);
+    expect((lost as BoxServiceError).detail).toMatchObject({ marked: true });
     await access.settled();
     const admissions = await w.db.mutationAdmission.findMany({
       where: { leaseId: warm.id },

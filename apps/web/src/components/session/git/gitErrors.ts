@@ -4,8 +4,13 @@ import { errorMessage } from "../../../lib/errorMessage.ts";
 
 /** The domain code every API error carries in `data.berth` (see the API's error table). */
 export function berthCode(error: unknown): string | undefined {
+  return berthData(error)?.code;
+}
+
+/** `data.berth` of an API error: its code, and whether the same call may succeed. */
+function berthData(error: unknown): { code: string; retryable: boolean } | undefined {
   if (!(error instanceof TRPCClientError)) return undefined;
-  return (error as TRPCClientError<AppRouter>).data?.berth.code;
+  return (error as TRPCClientError<AppRouter>).data?.berth;
 }
 
 /** boxd's git answers `git_failed` with git's own words when /workspace has no repository. */
@@ -23,12 +28,13 @@ export function isNotARepository(error: unknown): boolean {
  */
 export function gitFailure(error: unknown): string {
   const message = errorMessage(error);
-  const next = nextStep(berthCode(error));
+  const next = nextStep(berthData(error));
   return next === undefined ? message : `${message} ${next}`;
 }
 
-function nextStep(code: string | undefined): string | undefined {
-  if (code === undefined) return undefined;
+function nextStep(berth: { code: string; retryable: boolean } | undefined): string | undefined {
+  if (berth === undefined) return undefined;
+  const { code, retryable } = berth;
   switch (code) {
     case "blocked":
       return "The box's workspace cannot be restored: ask an admin to recover the session (restore a revision or start fresh).";
@@ -45,7 +51,10 @@ function nextStep(code: string | undefined): string | undefined {
     case "wait_timeout":
     case "timeout":
     case "unavailable":
-      return "The box did not answer in time; try again in a moment.";
+      // The server's `retryable` is what the next call will do: never "try again" without it.
+      return retryable
+        ? "The box did not answer in time; try again in a moment."
+        : "This server cannot bring the box up as it is set up; tell its operator.";
     default:
       return undefined;
   }

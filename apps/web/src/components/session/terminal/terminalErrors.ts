@@ -4,8 +4,12 @@ import { errorMessage } from "../../../lib/errorMessage.ts";
 
 /** The Berth code an API error carries in `data.berth` (see the API's error table). */
 export function berthCodeOf(error: unknown): string | undefined {
+  return berthOf(error)?.code;
+}
+
+function berthOf(error: unknown): { code: string; retryable: boolean } | undefined {
   if (!(error instanceof TRPCClientError)) return undefined;
-  return (error as TRPCClientError<AppRouter>).data?.berth.code;
+  return (error as TRPCClientError<AppRouter>).data?.berth;
 }
 
 /** The box no longer has this terminal: it ended, or the box it ran in was replaced. */
@@ -14,8 +18,8 @@ export function isTerminalGone(error: unknown): boolean {
 }
 
 /** What a person can do about a failed terminal call, after the API's own message. */
-function nextStep(code: string | undefined): string | undefined {
-  switch (code) {
+function nextStep(berth: { code: string; retryable: boolean } | undefined): string | undefined {
+  switch (berth?.code) {
     case "blocked":
       return "A workspace admin must bring it back: `berth archives list`, then `berth archives restore <revision>` (or `berth archives restore --fresh` for an empty workspace). Then open a new terminal.";
     case "fenced":
@@ -24,7 +28,10 @@ function nextStep(code: string | undefined): string | undefined {
     case "box_unavailable":
     case "spawn_failed":
     case "wait_timeout":
-      return "Try again in a moment.";
+      // The server's `retryable` is what the next call will do: never "try again" without it.
+      return berth.retryable
+        ? "Try again in a moment."
+        : "This server cannot bring the box up as it is set up; tell its operator.";
     case undefined:
     default:
       return undefined;
@@ -33,6 +40,6 @@ function nextStep(code: string | undefined): string | undefined {
 
 /** The message for an alert: the API's sentence, then what to do next when that is known. */
 export function terminalErrorText(error: unknown): string {
-  const step = nextStep(berthCodeOf(error));
+  const step = nextStep(berthOf(error));
   return step === undefined ? errorMessage(error) : `${errorMessage(error)} ${step}`;
 }

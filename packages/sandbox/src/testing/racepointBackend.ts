@@ -1,0 +1,94 @@
+import type { BoxClient } from "@berth/box-protocol";
+import type { Backend, BoxInfo, BoxMetadata, CreatedBox } from "../spawner/backend.ts";
+
+export interface Racepoints {
+  /** Runs after the real create returned, before the spawner records the box. */
+  afterCreate?: (instanceId: string) => Promise<void>;
+  /** Runs before connect returns (after record, before readiness and commit). */
+  beforeConnect?: (instanceId: string) => Promise<void>;
+  /** The create throws this instead of creating anything. */
+  createFails?: Error;
+  /** The next terminate throws (the box is left running), once. */
+  terminateFailsOnce?: boolean;
+  /** Runs when a capture is asked of the box, before the box is asked. */
+  beforeCapture?: (instanceId: string) => Promise<void>;
+  /** Runs after a capture's bytes all arrived, before the caller sees its result. */
+  afterCapture?: (client: BoxClient) => Promise<void>;
+  /** Runs after the box extracted an archive, before the caller sees the result. */
+  afterHydrate?: (client: BoxClient) => Promise<void>;
+  /** Runs after the box opened a terminal, before the caller sees it. */
+  afterOpenTerminal?: (instanceId: string) => Promise<void>;
+}
+
+/**
+ * The real backend with racepoints: hooks that let a test act at an exact step of a spawn
+ * (another actor bumps the epoch, the box dies) or make one call fail. Everything else is real.
+ * `arm` replaces the racepoints, for a backend a long-lived server was built with.
+ */
+export class RacepointBackend implements Backend {
+  readonly kind = "local" as const;
+  readonly #inner: Backend;
+  #points: Racepoints;
+
+  constructor(inner: Backend, points: Racepoints = {}) {
+    this.#inner = inner;
+    this.#points = { ...points };
+  }
+
+  arm(points: Racepoints): void {
+    this.#points = { ...points };
+  }
+
+  async create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox> {
+    if (this.#points.createFails !== undefined) throw this.#points.createFails;
+    const created = await this.#inner.create(input);
+    await this.#points.afterCreate?.(created.instanceId);
+    return created;
+  }
+
+  async connect(instanceId: string): Promise<BoxClient> {
+    await this.#points.beforeConnect?.(instanceId);
+    const client = await this.#inner.connect(instanceId);
+    // Read when each call is made, so a re-armed backend applies to clients handed out before.
+    const points = () => this.#points;
+    return {
+      ...client,
+      capture: async (input) => {
+        await points().beforeCapture?.(instanceId);
+        const result = await client.capture(input);
+        await points().afterCapture?.(client);
+        return result;
+      },
+      hydrate: async (input) => {
+        const result = await client.hydrate(input);
+        await points().afterHydrate?.(client);
+        return result;
+      },
+      openTerminal: async (input) => {
+        const result = await client.openTerminal(input);
+        await points().afterOpenTerminal?.(instanceId);
+        return result;
+      },
+    };
+  }
+
+  async terminate(instanceId: string): Promise<void> {
+    if (this.#points.terminateFailsOnce === true) {
+      this.#points = { ...this.#points, terminateFailsOnce: false };
+      throw new Error("the backend did not answer the terminate");
+    }
+    await this.#inner.terminate(instanceId);
+  }
+
+  resume(instanceId: string): Promise<void> {
+    return this.#inner.resume(instanceId);
+  }
+
+  suspend(instanceId: string): Promise<void> {
+    return this.#inner.suspend(instanceId);
+  }
+
+  inventory(): Promise<readonly BoxInfo[]> {
+    return this.#inner.inventory();
+  }
+}
