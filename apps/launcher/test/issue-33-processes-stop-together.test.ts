@@ -79,6 +79,14 @@ async function outcome(launcher: LauncherProcess): Promise<number | null | "runn
   return Promise.race([launcher.exited, launcher.running.then(() => "running" as const)]);
 }
 
+/** Resolves once the start's output holds `text`. */
+async function untilSaid(launcher: LauncherProcess, text: string): Promise<void> {
+  while (!launcher.output().includes(text)) {
+    if (launcher.child.exitCode !== null) throw new Error(`exited before saying ${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function lockHolder(dataDir: string): Promise<number> {
   return Number((await readFile(join(dataDir, "berth.lock"), "utf8")).trim());
 }
@@ -172,14 +180,18 @@ describe("the processes of one start stop together", () => {
     expect(launcher.output()).toContain('"reason":"launcher gone","msg":"worker stopping"');
   });
 
-  it("stops everything cleanly on Ctrl-C, which reaches the launcher twice", async () => {
+  it("stops everything cleanly on Ctrl-C, however often it reaches the launcher", async () => {
     const start = toInterrupt.process;
     await untilRunning(start);
     const pids = startedPids(start);
 
     // A terminal's Ctrl-C: SIGINT to the whole foreground process group, and npm forwards its
-    // own to the launcher. A second SIGINT must not kill the launcher halfway through its stop.
-    process.kill(-(start.child.pid ?? 0), "SIGINT");
+    // own to the launcher, so the launcher gets two. Another Ctrl-C while it stops makes more:
+    // none may kill it halfway through its stop.
+    const group = -(start.child.pid ?? 0);
+    process.kill(group, "SIGINT");
+    await untilSaid(start, '"msg":"stopping Berth"');
+    process.kill(group, "SIGINT");
     await start.exited;
     await untilGone(pids);
     expect(start.output()).toContain('"msg":"stopped"');
