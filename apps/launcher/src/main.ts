@@ -2,7 +2,7 @@
 // DATABASE_URL, or on an embedded PGlite database that this process owns.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkCanListen, newLaunchNonce } from "@berth/launch-protocol";
+import { checkCanListen, ListenFailedError, newLaunchNonce } from "@berth/launch-protocol";
 import { formatEnvProblems } from "@berth/validators";
 import { pino } from "pino";
 import { readBuildInfo } from "./buildInfo.ts";
@@ -10,7 +10,7 @@ import { startChild, stopChild, type RunningChild } from "./children.ts";
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from "./dataDirLock.ts";
 import type { EmbeddedDatabase } from "./embeddedDatabase.ts";
 import { inheritedEnv, readLauncherEnv } from "./env.ts";
-import { waitUntilServing } from "./readiness.ts";
+import { ForeignServerError, waitUntilServing } from "./readiness.ts";
 import { resolveSecret } from "./secret.ts";
 
 const parsed = readLauncherEnv();
@@ -197,8 +197,13 @@ try {
       `Sign in at ${publicUrl}/sign-in as ${demo.email} with password ${demo.password}`,
     );
 } catch (error) {
+  // The refusals a user acts on are one line saying what to do; anything else keeps its stack.
   if (error instanceof DataDirLockedError) {
     logger.error({ holderPid: error.holderPid, dataDir: error.dataDir }, error.message);
+  } else if (error instanceof ListenFailedError) {
+    logger.error({ host: error.host, port: error.port, failure: error.failure }, error.message);
+  } else if (error instanceof ForeignServerError) {
+    logger.error({ url: error.url }, error.message);
   } else {
     logger.error({ err: error }, error instanceof Error ? error.message : String(error));
   }
