@@ -47,7 +47,7 @@ function later<T extends AsyncDisposable>(resource: T): T {
 async function begin(how: typeof startCommand): Promise<Start> {
   const database = later(await createTestDatabase());
   const dataDir = later(await tempFolder());
-  const process = later(
+  const launcher = later(
     how({
       DATABASE_URL: database.url,
       BERTH_DATA_DIR: dataDir.path,
@@ -56,7 +56,7 @@ async function begin(how: typeof startCommand): Promise<Start> {
       BERTH_SECRET: "i33-".repeat(10),
     }),
   );
-  return { process, databaseUrl: database.url, dataDir: dataDir.path };
+  return { process: launcher, databaseUrl: database.url, dataDir: dataDir.path };
 }
 
 let viaNpm: Start;
