@@ -30,7 +30,8 @@ export function startChild(spec: ChildSpec, logger: Logger): RunningChild {
     env: spec.env,
     stdio: ["ignore", "inherit", "inherit"],
   });
-  logger.info({ child: spec.name, pid: child.pid }, `started ${spec.name}`);
+  // Not `pid`: the logger's own field names the launcher.
+  logger.info({ child: spec.name, childPid: child.pid }, `started ${spec.name}`);
   const exited = once(child, "exit").then(([code, signal]) => ({
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,

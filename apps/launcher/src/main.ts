@@ -2,19 +2,15 @@
 // DATABASE_URL, or on an embedded PGlite database that this process owns.
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { redactDatabaseUrl } from "@berth/db";
-import { applyMigrations } from "@berth/db/migrate";
-import { defaultBoxdEntry } from "@berth/sandbox";
+import { checkCanListen, ListenFailedError, newLaunchNonce } from "@berth/launch-protocol";
 import { formatEnvProblems } from "@berth/validators";
 import { pino } from "pino";
 import { readBuildInfo } from "./buildInfo.ts";
 import { startChild, stopChild, type RunningChild } from "./children.ts";
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from "./dataDirLock.ts";
-import { startDemoBox } from "./demoBox.ts";
-import { ensureDemoWorkspace } from "./demoWorkspace.ts";
-import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embeddedDatabase.ts";
+import type { EmbeddedDatabase } from "./embeddedDatabase.ts";
 import { inheritedEnv, readLauncherEnv } from "./env.ts";
-import { waitUntilServing } from "./readiness.ts";
+import { ForeignServerError, waitUntilServing } from "./readiness.ts";
 import { resolveSecret } from "./secret.ts";
 
 const parsed = readLauncherEnv();
@@ -32,28 +28,36 @@ let lock: DataDirLock | undefined;
 let embedded: EmbeddedDatabase | undefined;
 let demoBox: { release(): Promise<void> } | undefined;
 const children: RunningChild[] = [];
-let stopping = false;
+let stopping: Promise<never> | undefined;
 
-async function shutdown(code: number, reason: string): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    logger.info({ reason }, "stopping Berth");
-    await demoBox?.release().catch((error: unknown) => {
-      logger.warn(
-        { err: error },
-        "could not release the demo box's holder; it drains when the holder expires",
-      );
-    });
-    await Promise.all(children.map((child) => stopChild(child, logger)));
-    await embedded?.close();
-    await lock?.release();
-    logger.info("stopped");
-  }
+/**
+ * Stops the children, the embedded database and the lock, then exits. Only the first call
+ * stops; later ones (a Ctrl-C reaches us from the terminal and again from npm; a child exits
+ * while the start fails) wait for it, never exit halfway through.
+ */
+function shutdown(code: number, reason: string): Promise<never> {
+  stopping ??= stop(code, reason);
+  return stopping;
+}
+
+async function stop(code: number, reason: string): Promise<never> {
+  logger.info({ reason }, "stopping Berth");
+  await demoBox?.release().catch((error: unknown) => {
+    logger.warn(
+      { err: error },
+      "could not release the demo box's holder; it drains when the holder expires",
+    );
+  });
+  await Promise.all(children.map((child) => stopChild(child, logger)));
+  await embedded?.close();
+  await lock?.release();
+  logger.info("stopped");
   process.exit(code);
 }
 
-process.once("SIGINT", () => void shutdown(0, "SIGINT"));
-process.once("SIGTERM", () => void shutdown(0, "SIGTERM"));
+// `on`, not `once`: a second signal with no listener would kill us mid-stop.
+process.on("SIGINT", () => void shutdown(0, "SIGINT"));
+process.on("SIGTERM", () => void shutdown(0, "SIGTERM"));
 
 try {
   if (!existsSync(join(webDir, ".next", "BUILD_ID"))) {
@@ -61,9 +65,26 @@ try {
       "The dashboard is not built. Run `npm start` (it builds first) or `pnpm turbo run build`.",
     );
   }
+  // Always, not only for the embedded database: the folder holds the boxes (and, by default,
+  // the archives and the secret), which two launchers must never manage at once.
+  lock = await acquireDataDirLock(env.dataDir);
+  // Before anything starts: a port in use stops the start here, with what to do.
+  await checkCanListen(env.HOST, env.PORT);
+  // Loaded only now: the database and sandbox code takes seconds to load, and a refused start
+  // (above) should say so at once. The demo's (the API's) only in demo mode, further down.
+  const [
+    { redactDatabaseUrl },
+    { applyMigrations },
+    { defaultBoxdEntry },
+    { startEmbeddedDatabase },
+  ] = await Promise.all([
+    import("@berth/db"),
+    import("@berth/db/migrate"),
+    import("@berth/sandbox"),
+    import("./embeddedDatabase.ts"),
+  ]);
   let databaseUrl = env.DATABASE_URL;
   if (databaseUrl === undefined) {
-    lock = await acquireDataDirLock(env.dataDir);
     embedded = await startEmbeddedDatabase(env.dataDir);
     databaseUrl = embedded.url;
     logger.info(
@@ -84,10 +105,13 @@ try {
   const secret = await resolveSecret({ fromEnv: env.BERTH_SECRET, dataDir: env.dataDir });
   const demo =
     env.BERTH_MODE === "demo"
-      ? await ensureDemoWorkspace({ databaseUrl, secret, password: env.BERTH_DEMO_PASSWORD })
+      ? await import("./demoWorkspace.ts").then(({ ensureDemoWorkspace }) =>
+          ensureDemoWorkspace({ databaseUrl, secret, password: env.BERTH_DEMO_PASSWORD }),
+        )
       : undefined;
   if (demo !== undefined && env.BERTH_DEMO_BOX === "on") {
     try {
+      const { startDemoBox } = await import("./demoBox.ts");
       demoBox = await startDemoBox({
         databaseUrl,
         dataDir: env.dataDir,
@@ -102,6 +126,8 @@ try {
 
   const publicUrl = env.BERTH_PUBLIC_URL ?? `http://${env.HOST}:${String(env.PORT)}`;
   const build = await readBuildInfo(repoRoot);
+  // Given to the web child alone: it answers the readiness probe's challenges with it.
+  const launchNonce = newLaunchNonce();
   const childEnv = {
     ...inheritedEnv(),
     DATABASE_URL: databaseUrl,
@@ -131,14 +157,22 @@ try {
       command: process.execPath,
       args: ["--import", "tsx", "src/serve/main.ts"],
       cwd: webDir,
-      env: { ...childEnv, PORT: String(env.PORT), HOST: env.HOST, NODE_ENV: "production" },
+      env: {
+        ...childEnv,
+        PORT: String(env.PORT),
+        HOST: env.HOST,
+        NODE_ENV: "production",
+        BERTH_LAUNCH_NONCE: launchNonce,
+      },
     },
   ];
+  // A stop that came while we were getting here must not be outlived by children started now.
+  if (stopping !== undefined) await stopping;
   for (const spec of specs) {
     const child = startChild(spec, logger);
     children.push(child);
     void child.exited.then(({ code, signal }) => {
-      if (!stopping)
+      if (stopping === undefined)
         void shutdown(
           1,
           `${child.name} exited unexpectedly (code ${String(code)}, signal ${String(signal)})`,
@@ -147,7 +181,12 @@ try {
   }
 
   const url = `http://${env.HOST}:${env.PORT}`;
-  await waitUntilServing({ url, timeoutMs: 60_000, stopped: () => stopping });
+  await waitUntilServing({
+    url,
+    nonce: launchNonce,
+    timeoutMs: 60_000,
+    stopped: () => stopping !== undefined,
+  });
   logger.info(
     { url, version: build.version, gitRevision: build.gitRevision },
     `Berth is running at ${url} (Ctrl-C stops it)`,
@@ -158,8 +197,13 @@ try {
       `Sign in at ${publicUrl}/sign-in as ${demo.email} with password ${demo.password}`,
     );
 } catch (error) {
+  // The refusals a user acts on are one line saying what to do; anything else keeps its stack.
   if (error instanceof DataDirLockedError) {
     logger.error({ holderPid: error.holderPid, dataDir: error.dataDir }, error.message);
+  } else if (error instanceof ListenFailedError) {
+    logger.error({ host: error.host, port: error.port, failure: error.failure }, error.message);
+  } else if (error instanceof ForeignServerError) {
+    logger.error({ url: error.url }, error.message);
   } else {
     logger.error({ err: error }, error instanceof Error ? error.message : String(error));
   }

@@ -1,4 +1,5 @@
 import { dbEnvSchema } from "@berth/db";
+import { launcherPidSchema } from "@berth/launch-protocol";
 import { checkSandboxEnv, sandboxEnvShape } from "@berth/sandbox";
 import { z } from "zod";
 
@@ -17,7 +18,7 @@ export const workerEnvSchema = dbEnvSchema
      */
     BERTH_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
     /** Set by the launcher: the worker stops when that process is gone. */
-    BERTH_LAUNCHER_PID: z.coerce.number().int().positive().optional(),
+    BERTH_LAUNCHER_PID: launcherPidSchema,
   })
   .superRefine(checkSandboxEnv);
 

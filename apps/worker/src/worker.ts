@@ -1,4 +1,5 @@
 import type { DbClient } from "@berth/db";
+import { watchLauncher, type LauncherWatch } from "@berth/launch-protocol";
 import type {
   CheckpointSystem,
   IsolationRotationSystem,
@@ -20,23 +21,28 @@ export interface WorkerOptions {
   readonly launcherPid?: number | undefined;
 }
 
-/** How often an orphaned worker notices its launcher is gone. */
-const LAUNCHER_CHECK_MS = 1_000;
+/** Long: the timer only keeps the process alive while it waits for a stop. */
+const KEEP_ALIVE_MS = 60_000;
 
 /** Connects, reports, runs the reaper until a stop signal, then stops it. */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { db, logger } = options;
   // Listening before the start line: whoever reads it may signal at once, and a signal with no
-  // listener yet would kill the process instead of stopping it. Signal listeners do not keep
-  // Node's event loop alive; the timer does, until we stop.
+  // listener yet would kill the process instead of stopping it. `on`, not `once`: a Ctrl-C
+  // reaches us from the terminal and again from the launcher, and a second signal with no
+  // listener would kill us mid-stop. Neither signal listeners nor the launcher watch keep
+  // Node's event loop alive; this timer does, until we stop.
   let timer: NodeJS.Timeout | undefined;
+  let launcher: LauncherWatch | undefined;
   const stopRequested = new Promise<string>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-    timer = setInterval(() => {
-      if (options.launcherPid !== undefined && !isAlive(options.launcherPid))
-        resolve("launcher gone");
-    }, LAUNCHER_CHECK_MS);
+    process.on("SIGTERM", () => resolve("SIGTERM"));
+    process.on("SIGINT", () => resolve("SIGINT"));
+    if (options.launcherPid !== undefined)
+      launcher = watchLauncher({
+        pid: options.launcherPid,
+        onGone: () => resolve("launcher gone"),
+      });
+    timer = setInterval(() => undefined, KEEP_ALIVE_MS);
   });
   try {
     const [{ version }] = await db.$queryRaw<[{ version: string }]>`SELECT version() AS version`;
@@ -55,14 +61,6 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   } finally {
     // Also when the start fails: a live timer would keep a failed worker from exiting.
     clearInterval(timer);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+    launcher?.stop();
   }
 }

@@ -1,6 +1,11 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { stampClientAddress, type TrustedProxies } from "@berth/api/clientAddress";
+import {
+  answerLaunchChallenge,
+  LAUNCH_CHALLENGE_HEADER,
+  LAUNCH_PROOF_HEADER,
+} from "@berth/launch-protocol";
 import next from "next";
 
 export interface WebServer {
@@ -20,12 +25,21 @@ export async function startWebServer(options: {
   readonly host: string;
   readonly port: number;
   readonly trustedProxies: TrustedProxies;
+  /** The launcher's nonce (BERTH_LAUNCH_NONCE): its readiness probe's challenges are answered. */
+  readonly launchNonce?: string | undefined;
 }): Promise<WebServer> {
   const app = next({ dev: false, dir: options.dir, hostname: options.host, port: options.port });
   const handle = app.getRequestHandler();
   await app.prepare();
   const server = createServer((req, res) => {
     stampClientAddress(req, options.trustedProxies);
+    if (options.launchNonce !== undefined) {
+      const proof = answerLaunchChallenge(
+        req.headers[LAUNCH_CHALLENGE_HEADER],
+        options.launchNonce,
+      );
+      if (proof !== undefined) res.setHeader(LAUNCH_PROOF_HEADER, proof);
+    }
     // Next answers its own errors; one that escapes it ends the connection.
     handle(req, res).catch(() => res.destroy());
   });
