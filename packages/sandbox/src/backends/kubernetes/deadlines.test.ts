@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { KubeClient } from "./kubeClient.ts";
 import { KubeError } from "./kubeErrors.ts";
 import { SANDBOX, type KubeObject } from "./kubeObjects.ts";
 import { retrying } from "./kubeRetry.ts";
@@ -104,6 +105,48 @@ describe("per-request timeout and one deadline per operation (real time: they bo
     );
     expect(missing).toMatchObject({ kind: "gone" });
     expect(gets(f)).toHaveLength(1);
+  });
+});
+
+describe("bounds beyond the answer", () => {
+  it("credentials that never come (a hung exec plugin) are bounded by the request timeout, and nothing is sent", async () => {
+    await using f = await simClient();
+    const hung = f.kubeConfigText.replace(
+      /user:\n\s+token: .*/,
+      'user:\n      exec: { apiVersion: client.authentication.k8s.io/v1beta1, command: sleep, args: ["3"] }',
+    );
+    expect(hung).toContain("command: sleep");
+    const client = new KubeClient({
+      source: { kind: "yaml", text: hung },
+      requestTimeoutMs: 1_000,
+    });
+    const op = client.operation({ label: "t", timeoutMs: 10_000 });
+    const { ms, error } = await timed(client.get(op, TARGET));
+    expect(error).toMatchObject({ kind: "timeout", timeout: { bound: "request" } });
+    expect(ms).toBeLessThan(2_500);
+    expect(f.sim.requests.all()).toEqual([]);
+  });
+
+  it("a refused connection is retried on the interval until the deadline, then reported as unavailable", async () => {
+    const f = await simClient();
+    const text = f.kubeConfigText;
+    await f[Symbol.asyncDispose]();
+    const client = new KubeClient({ source: { kind: "yaml", text } });
+    const op = client.operation({ label: "t", timeoutMs: 600 });
+    let attempts = 0;
+    const { ms, error } = await timed(
+      retrying(
+        op,
+        () => {
+          attempts += 1;
+          return client.get(op, TARGET);
+        },
+        100,
+      ),
+    );
+    expect(error).toMatchObject({ kind: "unavailable" });
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(ms).toBeLessThan(800);
   });
 });
 
