@@ -1,5 +1,11 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, CanonicalJsonError, compareUtf16 } from "./canonicalJson.ts";
+import {
+  canonicalFingerprint,
+  canonicalJson,
+  CanonicalJsonError,
+  compareUtf16,
+} from "./canonicalJson.ts";
 
 describe("canonicalJson", () => {
   it("sorts keys at every depth and writes no whitespace", () => {
@@ -51,5 +57,25 @@ describe("canonicalJson", () => {
       "canonical JSON: .a.b[1].c is NaN",
     );
     expect(() => canonicalJson(undefined)).toThrow(CanonicalJsonError);
+  });
+});
+
+describe("canonicalFingerprint", () => {
+  it("is sha256:<hex> of the canonical text", () => {
+    const value = { b: [1, 2], a: "x" };
+    const hex = createHash("sha256").update('{"a":"x","b":[1,2]}', "utf8").digest("hex");
+    expect(canonicalFingerprint(value)).toBe(`sha256:${hex}`);
+    expect(canonicalFingerprint(value)).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it("ignores key order at depth and undefined members; array order counts", () => {
+    const built = { spec: { image: "i", resources: { limits: { cpu: "1", memory: "1Gi" } } } };
+    const rebuilt = {
+      spec: { resources: { limits: { memory: "1Gi", cpu: "1" } }, runtime: undefined, image: "i" },
+    };
+    expect(canonicalFingerprint(rebuilt)).toBe(canonicalFingerprint(built));
+    expect(canonicalFingerprint({ args: ["a", "b"] })).not.toBe(
+      canonicalFingerprint({ args: ["b", "a"] }),
+    );
   });
 });

@@ -10,6 +10,8 @@
  * symbols, non-plain objects such as Date or Map) is refused rather than silently coerced.
  */
 
+import { createHash } from "node:crypto";
+
 /** A value canonicalJson can serialize. */
 export type CanonicalJsonValue =
   | string
@@ -41,6 +43,16 @@ export function canonicalJson(value: CanonicalJsonValue): string {
   const text = serializeValue(value);
   if (text === undefined) throw new CanonicalJsonError("", "is undefined");
   return text;
+}
+
+/**
+ * `sha256:<64 lowercase hex>` over the canonical JSON of `value` (UTF-8): the one fingerprint
+ * form for anything Berth compares by content rather than by identity — the Kubernetes
+ * backend's pod-template hash and execution-profile fingerprint — so two replicas computing it
+ * over the same content agree whatever order their objects were built in.
+ */
+export function canonicalFingerprint(value: CanonicalJsonValue): string {
+  return `sha256:${createHash("sha256").update(canonicalJson(value), "utf8").digest("hex")}`;
 }
 
 function serializeValue(value: unknown): string | undefined {

@@ -1,6 +1,11 @@
 // The box protocol: the wire schemas boxd and its clients share, the typed client, the
 // canonical JSON and manifest rules, and the token derivation.
-export { canonicalJson, CanonicalJsonError, compareUtf16 } from "./canonicalJson.ts";
+export {
+  canonicalFingerprint,
+  canonicalJson,
+  CanonicalJsonError,
+  compareUtf16,
+} from "./canonicalJson.ts";
 export type { CanonicalJsonValue } from "./canonicalJson.ts";
 export { deriveBoxToken, tokensMatch } from "./boxToken.ts";
 export type { DeriveBoxTokenOptions } from "./boxToken.ts";

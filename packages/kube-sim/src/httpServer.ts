@@ -34,6 +34,8 @@ export type PreDispatch = (
 export interface HttpResources {
   /** Runs before routing: the request log and fault injection (src/faults/). */
   preDispatch?: PreDispatch;
+  /** Sees each request's body once it is read (the request log keeps it). */
+  onBody?: (req: IncomingMessage, body: string) => void;
   store: ObjectStore;
   types: ResourceRegistry;
   registry: ObjectRegistry;
@@ -116,6 +118,7 @@ async function handle($: HttpResources, req: IncomingMessage, res: ServerRespons
   const url = new URL(req.url ?? "/", "http://localhost");
   const method = req.method ?? "GET";
   const body = await readBody(req);
+  $.onBody?.(req, body);
   const routed = route(url.pathname, $.types);
   const described = discovery(routed, req, $.types);
   if (described !== undefined) {

@@ -133,7 +133,17 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const requests = new RequestLog(options.requestLogLimit ?? DEFAULT_REQUEST_LOG_LIMIT);
   const preDispatch = faultInterceptor({ types, faults, log: requests });
   const server = createServer(
-    requestListener({ store, types, registry, handlers, hub, preDispatch }),
+    requestListener({
+      store,
+      types,
+      registry,
+      handlers,
+      hub,
+      preDispatch,
+      onBody: (req, body) => {
+        requests.recordBody(req, body);
+      },
+    }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

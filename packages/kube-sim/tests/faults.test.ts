@@ -62,6 +62,12 @@ describe("fault injection: status answers (K1 templates)", () => {
       [409, "status"],
       [200, undefined],
     ]);
+    // A status fault answers before the body is read: the log says so rather than guess it.
+    expect(patches.map((entry) => entry.body)).toEqual([
+      JSON.stringify({ metadata: { labels: { n: "1" } } }),
+      undefined,
+      JSON.stringify({ metadata: { labels: { n: "3" } } }),
+    ]);
   });
 
   it("429 carries Retry-After and details.retryAfterSeconds, surfaced on client-node's ApiException (§7.1)", async () => {
@@ -271,13 +277,15 @@ describe("fault injection: watch requests", () => {
 });
 
 describe("the request log", () => {
-  it("records verb, resource, content type, fieldManager, dryRun and status; clear() empties it", async () => {
+  it("records verb, resource, content type, body, fieldManager, dryRun and status; clear() empties it", async () => {
     await using f = await simFixture();
     await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("sb1") });
+    // Spaced on purpose: the log keeps the bytes as sent, not a re-serialization.
+    const patchBody = '{ "metadata": { "labels": { "a": "b" } } }';
     await raw(f, `${SANDBOX_PATH}/sb1?fieldManager=berth&dryRun=All`, {
       method: "PATCH",
       headers: { "Content-Type": "application/merge-patch+json" },
-      body: JSON.stringify({ metadata: { labels: { a: "b" } } }),
+      body: patchBody,
     });
     await raw(f, "/apis/agents.x-k8s.io/v1beta1/namespaces/default/nothings");
     const patch = f.sim.requests.last({ verb: "patch" });
@@ -291,6 +299,7 @@ describe("the request log", () => {
       namespace: "default",
       name: "sb1",
       contentType: "application/merge-patch+json",
+      body: patchBody,
       fieldManager: "berth",
       dryRun: true,
       status: 200,
@@ -298,8 +307,14 @@ describe("the request log", () => {
       fault: undefined,
     });
     expect(patch?.finishedAt?.getTime()).toBeGreaterThanOrEqual(patch?.receivedAt.getTime() ?? 0);
-    expect(f.sim.requests.last()).toMatchObject({ verb: "list", resource: undefined, status: 404 });
+    expect(f.sim.requests.last()).toMatchObject({
+      verb: "list",
+      resource: undefined,
+      status: 404,
+      body: "",
+    });
     const create = f.sim.requests.last({ verb: "create" });
+    expect(JSON.parse(create?.body ?? "")).toEqual(sandbox("sb1"));
     expect(create?.seq).toBeLessThan(patch?.seq ?? 0);
     f.sim.requests.clear();
     expect(f.sim.requests.all()).toEqual([]);

@@ -65,7 +65,7 @@ export function faultInterceptor($: {
 }): PreDispatch {
   return async (req: IncomingMessage, res: ServerResponse) => {
     const info = requestInfo(req, $.types);
-    const entry = $.log.record(info);
+    const entry = $.log.record(info, req);
     track(entry, res);
     const rule = $.faults.choose(info);
     if (rule === undefined) return "continue";

@@ -2,6 +2,7 @@
  * Every request the server received, for tests to assert on: what it was, how it was answered
  * and which fault, if any, it met. Bounded: the oldest entries go first.
  */
+import type { IncomingMessage } from "node:http";
 import type { FaultEffect } from "./faultRules.ts";
 import type { RequestInfo, Verb } from "./requestInfo.ts";
 
@@ -20,6 +21,12 @@ export interface LoggedRequest {
   name: string | undefined;
   /** The request's Content-Type. */
   contentType: string | undefined;
+  /**
+   * The request body exactly as the server read it (UTF-8 text, `""` when there was none), so a
+   * test can assert on the bytes a client sent; undefined while unread, and for a request
+   * answered before its body was read (a status fault, a client that left during a hang).
+   */
+  body: string | undefined;
   fieldManager: string | undefined;
   dryRun: boolean;
   /** The answer's HTTP status; undefined while in flight or when the client left first. */
@@ -42,11 +49,13 @@ export const DEFAULT_REQUEST_LOG_LIMIT = 10_000;
 export class RequestLog {
   private entries: LoggedRequest[] = [];
   private seq = 0;
+  /** The entry of each request still in the server's hands, so its body can be added later. */
+  private readonly byRequest = new WeakMap<IncomingMessage, LoggedRequest>();
 
   constructor(private readonly limit = DEFAULT_REQUEST_LOG_LIMIT) {}
 
   /** Records an arriving request; the HTTP layer fills in the answer on the returned entry. */
-  record(info: RequestInfo): LoggedRequest {
+  record(info: RequestInfo, req?: IncomingMessage): LoggedRequest {
     const entry: LoggedRequest = {
       seq: ++this.seq,
       method: info.method,
@@ -60,6 +69,7 @@ export class RequestLog {
       namespace: info.namespace,
       name: info.name,
       contentType: info.contentType,
+      body: undefined,
       fieldManager: info.fieldManager,
       dryRun: info.dryRun,
       status: undefined,
@@ -70,7 +80,14 @@ export class RequestLog {
     };
     this.entries.push(entry);
     if (this.entries.length > this.limit) this.entries.shift();
+    if (req !== undefined) this.byRequest.set(req, entry);
     return entry;
+  }
+
+  /** Adds the body the HTTP layer read to the entry `record` made for this request. */
+  recordBody(req: IncomingMessage, body: string): void {
+    const entry = this.byRequest.get(req);
+    if (entry !== undefined) entry.body = body;
   }
 
   /** Every kept entry, oldest first (copies: the log's own entries keep changing). */

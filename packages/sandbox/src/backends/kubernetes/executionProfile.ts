@@ -1,0 +1,64 @@
+/**
+ * What decides what runs in a box, and the fingerprints that stand for it (spec/kubernetes.md
+ * §8, §9). Both go through the project's one canonical JSON (canonicalFingerprint in
+ * @berth/box-protocol), so replicas computing them over the same content agree whatever order
+ * their objects were built in.
+ */
+import { canonicalFingerprint, type CanonicalJsonValue } from "@berth/box-protocol";
+import { z } from "zod";
+import type { JsonValue } from "./kubeObjects.ts";
+
+const quantities = z.record(z.string().min(1), z.string().min(1));
+
+/**
+ * The execution profile: the template a box is made from, its image, its resources and its
+ * runtime class. A re-allocation under another profile is refused, never adopted.
+ */
+export const executionProfileSchema = z.strictObject({
+  /** The template the box is made from (a Berth template, or a SandboxTemplate's name). */
+  template: z.string().min(1),
+  image: z.string().min(1),
+  /** Kubernetes resource quantities, as a container's `resources` spells them. */
+  resources: z.strictObject({
+    requests: quantities.optional(),
+    limits: quantities.optional(),
+  }),
+  /** The pod's `runtimeClassName` (gVisor, Kata, …); absent means the cluster's default. */
+  runtimeClassName: z.string().min(1).optional(),
+});
+export type ExecutionProfile = z.infer<typeof executionProfileSchema>;
+
+/** A Sandbox's `spec.podTemplate`: metadata Berth sets, and a pod spec carried as opaque JSON. */
+export interface PodTemplate {
+  readonly metadata?: {
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
+  readonly spec: { readonly [key: string]: JsonValue };
+}
+
+/**
+ * `sha256:<hex>` of a pod template exactly as it is written (after every overlay), so what the
+ * Sandbox runs can later be compared with what Berth would write now.
+ */
+export function podTemplateHash(podTemplate: PodTemplate): string {
+  return canonicalFingerprint(podTemplate as unknown as CanonicalJsonValue);
+}
+
+/**
+ * The execution-profile fingerprint (the `execution-profile` allocation annotation): the
+ * profile together with the hash of the pod template built from it, since the template also
+ * carries what the profile does not name (the command, the environment, the mounts). A format
+ * version leads, so a later change of what is fingerprinted changes every fingerprint rather
+ * than colliding with an old one.
+ */
+export function executionProfileFingerprint(
+  profile: ExecutionProfile,
+  podTemplate: PodTemplate,
+): string {
+  return canonicalFingerprint({
+    format: 1,
+    profile,
+    podTemplateHash: podTemplateHash(podTemplate),
+  });
+}

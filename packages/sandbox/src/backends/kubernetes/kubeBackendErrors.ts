@@ -1,0 +1,75 @@
+/**
+ * The one place a Kubernetes-backend failure becomes the port's BackendError, so the API's one
+ * error table can answer it: `capacity` (a quota, a throttling server) as a retryable typed
+ * error, `not_found` only when the box's own object is gone — a missing namespace or CRD is a
+ * configuration fault, never a lost box.
+ */
+import { BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
+import { AllocationInputError, AllocationRefusedError } from "./allocationErrors.ts";
+import { KubeConfigError } from "./kubeConfig.ts";
+import { KubeError, type KubeErrorKind } from "./kubeErrors.ts";
+import { SandboxNameError } from "./sandboxNames.ts";
+
+/** What each kind of API failure means to the port's callers. */
+export function backendCodeOf(kind: KubeErrorKind): BackendErrorCode {
+  switch (kind) {
+    case "gone":
+      return "not_found";
+    case "capacity":
+    case "throttled":
+      return "capacity";
+    // A lost race (409, a failed JSON Patch test) is settled by the next call's fresh read;
+    // credentials can come back (a rotated token); the rest are the server or the network.
+    case "conflict":
+    case "patch_not_applied":
+    case "credential":
+    case "unavailable":
+    case "timeout":
+    case "aborted":
+      return "unavailable";
+    // The request or the configuration is wrong: the same call fails the same way.
+    case "invalid":
+    case "not_served":
+      return "invalid";
+    case "internal":
+      return "internal";
+  }
+}
+
+/**
+ * Any failure of the Kubernetes backend as a BackendError. The message is the failure's own,
+ * which never carries a token or a response body (kubeErrors.ts).
+ *
+ * @param context the port operation and the box it was about, for the message
+ */
+export function toBackendError(
+  error: unknown,
+  context: { readonly operation: string; readonly instanceId?: string },
+): BackendError {
+  if (error instanceof BackendError) return error;
+  const where =
+    context.instanceId === undefined
+      ? context.operation
+      : `${context.operation} ${context.instanceId}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return new BackendError({
+    code: codeOf(error),
+    message: `${where}: ${message}`,
+    ...(context.instanceId === undefined ? {} : { instanceId: context.instanceId }),
+    cause: error,
+  });
+}
+
+function codeOf(error: unknown): BackendErrorCode {
+  if (error instanceof KubeError) return backendCodeOf(error.kind);
+  // Refused allocations change nothing and would be refused again: as the local backend does.
+  if (
+    error instanceof AllocationRefusedError ||
+    error instanceof AllocationInputError ||
+    error instanceof SandboxNameError ||
+    error instanceof KubeConfigError
+  )
+    return "invalid";
+  // Anything else (a patch the client refused to send, an unexpected throw) is Berth's own bug.
+  return "internal";
+}

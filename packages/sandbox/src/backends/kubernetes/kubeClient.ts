@@ -1,0 +1,314 @@
+/**
+ * The wrapper: the one place Berth talks to a Kubernetes API server (spec/kubernetes.md §2,
+ * §11). It is built once from a kubeconfig or the in-cluster service account and offers the few
+ * verbs the backend uses, each of which:
+ *
+ * - spends the caller's Operation (one deadline per operation) and is bounded by the
+ *   per-request timeout; an operation whose caller aborted or whose deadline passed sends
+ *   nothing;
+ * - says which patch it sends — JSON Patch or merge patch, chosen per call; never strategic
+ *   merge, never server-side apply;
+ * - fails only with a KubeError (kubeErrors.ts), normalised in one function.
+ *
+ * It never retries (kubeRetry.ts does, for callers that may) and never watches: every wait in
+ * the backend is a poll.
+ */
+import {
+  CustomObjectsApi,
+  Observable,
+  PatchStrategy,
+  V1DeleteOptions,
+  V1Preconditions,
+  type ConfigurationOptions,
+  type RequestContext,
+  type ResponseContext,
+} from "@kubernetes/client-node";
+import { CREATE_ONLY_ANNOTATIONS, jsonPointerSegment } from "./berthKeys.ts";
+import { loadKubeConfig, KubeConfigError, type KubeConfigSource } from "./kubeConfig.ts";
+import { KubeError, normalizeKubeError, unreadableAnswer, type KubeRequest } from "./kubeErrors.ts";
+import {
+  kubeListSchema,
+  kubeObjectSchema,
+  type CustomKind,
+  type JsonValue,
+  type KubeObject,
+} from "./kubeObjects.ts";
+import { startOperation, type Operation, type OperationOptions } from "./operation.ts";
+
+/** Spec §2: 30 s unless configured; never below 1 s, never disabled. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const MIN_REQUEST_TIMEOUT_MS = 1_000;
+
+/** One RFC 6902 operation, in the shapes the backend sends. */
+export type JsonPatchOperation =
+  | { readonly op: "test" | "add" | "replace"; readonly path: string; readonly value: JsonValue }
+  | { readonly op: "remove"; readonly path: string };
+
+/** A patch and its content type, always chosen explicitly by the caller. */
+export type KubePatch =
+  /** RFC 7386 (`application/merge-patch+json`): keys merge, `null` deletes. */
+  | { readonly type: "merge"; readonly body: { readonly [key: string]: JsonValue } }
+  /** RFC 6902 (`application/json-patch+json`): a failed `test` is a 422, patch_not_applied. */
+  | { readonly type: "json"; readonly operations: readonly JsonPatchOperation[] };
+
+export interface KubeClientOptions {
+  readonly source: KubeConfigSource;
+  /** Overrides the kubeconfig context's namespace. */
+  readonly namespace?: string | undefined;
+  /** Bound on each request (connect, credentials, answer); default 30 000, at least 1 000. */
+  readonly requestTimeoutMs?: number | undefined;
+}
+
+/** One named object of a kind, in the client's namespace. */
+export interface ObjectRef {
+  readonly kind: CustomKind;
+  readonly name: string;
+}
+
+/** Preconditions a DELETE is conditional on (a 409 when the object no longer matches). */
+export interface DeletePreconditions {
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+/** A patch that would rewrite a create-only annotation (berthKeys.ts); refused unsent. */
+export class CreateOnlyAnnotationPatchError extends Error {
+  override readonly name = "CreateOnlyAnnotationPatchError";
+  constructor(
+    readonly objectName: string,
+    readonly key: string,
+  ) {
+    super(`refusing to patch ${objectName}: the patch touches ${key}, which only a create writes`);
+  }
+}
+
+export class KubeClient {
+  readonly namespace: string;
+  readonly server: string;
+  readonly requestTimeoutMs: number;
+  readonly #custom: CustomObjectsApi;
+
+  /**
+   * Builds the client; contacts nothing.
+   *
+   * @throws KubeConfigError for a configuration that cannot work (no retry will change it)
+   */
+  constructor(options: KubeClientOptions) {
+    const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    if (!Number.isSafeInteger(timeout) || timeout < MIN_REQUEST_TIMEOUT_MS) {
+      throw new KubeConfigError(
+        `requestTimeoutMs must be a whole number of ms, at least ${String(MIN_REQUEST_TIMEOUT_MS)} (got ${String(timeout)})`,
+      );
+    }
+    const loaded = loadKubeConfig(options.source, options.namespace);
+    this.namespace = loaded.namespace;
+    this.server = loaded.server;
+    this.requestTimeoutMs = timeout;
+    this.#custom = loaded.kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  /** Starts an operation: the one deadline its requests (and a caller's retries) all spend. */
+  operation(options: OperationOptions): Operation {
+    return startOperation(options);
+  }
+
+  /** POST the object (`application/json`); a 409 is `conflict` with reason AlreadyExists. */
+  async create(op: Operation, kind: CustomKind, body: KubeObject): Promise<KubeObject> {
+    const request: KubeRequest = {
+      verb: "create",
+      resource: kind.plural,
+      namespace: this.namespace,
+    };
+    const answer = await this.#send(op, request, (options) =>
+      this.#custom.createNamespacedCustomObject({ ...this.#at(kind), body }, options),
+    );
+    return this.#object(request, answer);
+  }
+
+  async get(op: Operation, target: ObjectRef): Promise<KubeObject> {
+    const { kind, name } = target;
+    const request: KubeRequest = {
+      verb: "get",
+      resource: kind.plural,
+      namespace: this.namespace,
+      name,
+    };
+    const answer = await this.#send(op, request, (options) =>
+      this.#custom.getNamespacedCustomObject({ ...this.#at(kind), name }, options),
+    );
+    return this.#object(request, answer);
+  }
+
+  /** One GET of the collection (no watch), optionally narrowed by a label selector. */
+  async list(
+    op: Operation,
+    kind: CustomKind,
+    selector: { readonly labelSelector?: string } = {},
+  ): Promise<KubeObject[]> {
+    const request: KubeRequest = { verb: "list", resource: kind.plural, namespace: this.namespace };
+    const answer = await this.#send(op, request, (options) =>
+      this.#custom.listNamespacedCustomObject(
+        {
+          ...this.#at(kind),
+          ...(selector.labelSelector === undefined
+            ? {}
+            : { labelSelector: selector.labelSelector }),
+        },
+        options,
+      ),
+    );
+    const parsed = kubeListSchema.safeParse(answer);
+    if (!parsed.success) throw unreadableAnswer(request, "a list Berth cannot read");
+    return parsed.data.items;
+  }
+
+  /**
+   * PATCH with the content type of `patch.type`. A patch that touches a create-only annotation
+   * is refused before anything is sent.
+   */
+  async patch(op: Operation, target: ObjectRef, patch: KubePatch): Promise<KubeObject> {
+    const { kind, name } = target;
+    refuseCreateOnlyKeys(name, patch);
+    const request: KubeRequest = {
+      verb: "patch",
+      resource: kind.plural,
+      namespace: this.namespace,
+      name,
+      patchType: patch.type,
+    };
+    const body = patch.type === "merge" ? patch.body : patch.operations;
+    const contentType = patch.type === "merge" ? PatchStrategy.MergePatch : PatchStrategy.JsonPatch;
+    const answer = await this.#send(op, { ...request, contentType }, (options) =>
+      this.#custom.patchNamespacedCustomObject({ ...this.#at(kind), name, body }, options),
+    );
+    return this.#object(request, answer);
+  }
+
+  /**
+   * DELETE the object, with preconditions when given (DeleteOptions, `application/json`).
+   *
+   * @returns `deleted`, or `already_gone` when the object was not there (a `gone` answer):
+   *   for teardown the same outcome.
+   */
+  async delete(
+    op: Operation,
+    target: ObjectRef,
+    preconditions?: DeletePreconditions,
+  ): Promise<"deleted" | "already_gone"> {
+    const { kind, name } = target;
+    const request: KubeRequest = {
+      verb: "delete",
+      resource: kind.plural,
+      namespace: this.namespace,
+      name,
+    };
+    const body = preconditions === undefined ? undefined : deleteOptions(preconditions);
+    try {
+      await this.#send(op, request, (options) =>
+        this.#custom.deleteNamespacedCustomObject(
+          { ...this.#at(kind), name, ...(body === undefined ? {} : { body }) },
+          options,
+        ),
+      );
+      return "deleted";
+    } catch (error) {
+      if (error instanceof KubeError && error.kind === "gone") return "already_gone";
+      throw error;
+    }
+  }
+
+  #at(kind: CustomKind): { group: string; version: string; namespace: string; plural: string } {
+    return {
+      group: kind.group,
+      version: kind.version,
+      namespace: this.namespace,
+      plural: kind.plural,
+    };
+  }
+
+  #object(request: KubeRequest, answer: unknown): KubeObject {
+    const parsed = kubeObjectSchema.safeParse(answer);
+    if (!parsed.success) throw unreadableAnswer(request, "an object Berth cannot read");
+    return parsed.data;
+  }
+
+  /**
+   * Sends one request under the operation: nothing at all once the operation is over; the
+   * request's signal set on client-node's request context; the whole call (credentials
+   * included: an exec plugin can hang) raced against that signal; every failure normalised.
+   */
+  async #send(
+    op: Operation,
+    request: KubeRequest & { readonly contentType?: string },
+    call: (options: ConfigurationOptions) => Promise<unknown>,
+  ): Promise<unknown> {
+    const { contentType, ...described } = request;
+    const before = op.cause();
+    if (before !== undefined)
+      throw normalizeKubeError(op.signal.reason, { request: described, abort: before });
+    const scope = op.request(this.requestTimeoutMs);
+    const { signal } = scope;
+    const middleware = {
+      pre: (context: RequestContext): Observable<RequestContext> => {
+        context.setSignal(signal);
+        if (contentType !== undefined) context.setHeaderParam("Content-Type", contentType);
+        return new Observable(Promise.resolve(context));
+      },
+      post: (context: ResponseContext): Observable<ResponseContext> =>
+        new Observable(Promise.resolve(context)),
+    };
+    try {
+      return await raceAbort(
+        call({ middleware: [middleware], middlewareMergeStrategy: "append" }),
+        signal,
+      );
+    } catch (error) {
+      throw normalizeKubeError(error, { request: described, abort: scope.cause() });
+    }
+  }
+}
+
+function deleteOptions(preconditions: DeletePreconditions): V1DeleteOptions {
+  const conditions = new V1Preconditions();
+  if (preconditions.uid !== undefined) conditions.uid = preconditions.uid;
+  if (preconditions.resourceVersion !== undefined)
+    conditions.resourceVersion = preconditions.resourceVersion;
+  const options = new V1DeleteOptions();
+  options.apiVersion = "v1";
+  options.kind = "DeleteOptions";
+  options.preconditions = conditions;
+  return options;
+}
+
+/** Settles with `work`, or rejects as soon as `signal` aborts (the work is then abandoned). */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const aborted = (): void => {
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener("abort", aborted, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", aborted);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", aborted);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/** The create-only keys, raw (merge patch) and as JSON Pointer segments (JSON Patch paths). */
+function refuseCreateOnlyKeys(name: string, patch: KubePatch): void {
+  const text = JSON.stringify(patch.type === "merge" ? patch.body : patch.operations);
+  for (const key of CREATE_ONLY_ANNOTATIONS) {
+    if (text.includes(JSON.stringify(key).slice(1, -1)) || text.includes(jsonPointerSegment(key)))
+      throw new CreateOnlyAnnotationPatchError(name, key);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The kinds Berth reads and writes, and the deliberately partial shapes it reads them as: only
+ * the fields a decision depends on are typed; everything else (a pod spec above all) is carried
+ * as opaque JSON. Answers are checked at the edge so a malformed one fails loudly, once.
+ */
+import { z } from "zod";
+
+/** A custom resource kind served under `/apis/<group>/<version>/namespaces/<ns>/<plural>`. */
+export interface CustomKind {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly kind: string;
+}
+
+/** agent-sandbox's Sandbox (v1beta1, the version both CRD groups serve). */
+export const SANDBOX: CustomKind = {
+  group: "agents.x-k8s.io",
+  version: "v1beta1",
+  plural: "sandboxes",
+  kind: "Sandbox",
+};
+
+/** `<group>/<version>`, as `apiVersion` spells it. */
+export function apiVersionOf(kind: CustomKind): string {
+  return `${kind.group}/${kind.version}`;
+}
+
+/** Any JSON value: what opaque parts of an object (a pod template's spec) are. */
+export type JsonValue =
+  string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+const stringMap = z.record(z.string(), z.string());
+
+/** The metadata fields Berth reads (spec/kubernetes.md §1.2, with [v27]'s generation and owners). */
+export const objectMetaSchema = z.looseObject({
+  name: z.string(),
+  namespace: z.string().optional(),
+  uid: z.string().optional(),
+  resourceVersion: z.string().optional(),
+  generation: z.number().optional(),
+  creationTimestamp: z.string().optional(),
+  deletionTimestamp: z.string().nullish(),
+  labels: stringMap.optional(),
+  annotations: stringMap.optional(),
+  ownerReferences: z
+    .array(z.looseObject({ uid: z.string().optional(), controller: z.boolean().optional() }))
+    .optional(),
+});
+export type ObjectMeta = z.infer<typeof objectMetaSchema>;
+
+/** An object as the API answers it: metadata typed, the rest opaque. */
+export const kubeObjectSchema = z.looseObject({
+  apiVersion: z.string().optional(),
+  kind: z.string().optional(),
+  metadata: objectMetaSchema,
+});
+export type KubeObject = z.infer<typeof kubeObjectSchema> & {
+  readonly spec?: unknown;
+  readonly status?: unknown;
+};
+
+/** A list answer: its items. */
+export const kubeListSchema = z.looseObject({
+  items: z.array(kubeObjectSchema),
+});
