@@ -1,11 +1,13 @@
 import type { DbClient } from "@berth/db";
 import type {
+  AbandonedCaptureSystem,
   CheckpointSystem,
   IsolationRotationSystem,
   OrphanSweepSystem,
   ReaperSystem,
 } from "@berth/sandbox";
 import type { Logger } from "pino";
+import { startCaptureSweepLoop } from "./captureSweepLoop.ts";
 import { startReaperLoop } from "./reaperLoop.ts";
 
 export interface WorkerOptions {
@@ -16,6 +18,9 @@ export interface WorkerOptions {
   readonly orphans?: OrphanSweepSystem | undefined;
   readonly checkpoints?: CheckpointSystem | undefined;
   readonly reaperPeriodMs: number;
+  /** Removes the pending blobs of captures whose process died, and fails their progress. */
+  readonly abandonedCaptures: AbandonedCaptureSystem;
+  readonly captureSweepPeriodMs: number;
   /** When set, the worker stops once this process is gone (it was orphaned). */
   readonly launcherPid?: number | undefined;
 }
@@ -23,7 +28,7 @@ export interface WorkerOptions {
 /** How often an orphaned worker notices its launcher is gone. */
 const LAUNCHER_CHECK_MS = 1_000;
 
-/** Connects, reports, runs the reaper until a stop signal, then stops it. */
+/** Connects, reports, runs the reaper and the capture sweep until a stop signal, then stops them. */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { db, logger } = options;
   // Listening before the start line: whoever reads it may signal at once, and a signal with no
@@ -40,7 +45,14 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
   try {
     const [{ version }] = await db.$queryRaw<[{ version: string }]>`SELECT version() AS version`;
-    logger.info({ database: version, reaperPeriodMs: options.reaperPeriodMs }, "worker started");
+    logger.info(
+      {
+        database: version,
+        reaperPeriodMs: options.reaperPeriodMs,
+        captureSweepPeriodMs: options.captureSweepPeriodMs,
+      },
+      "worker started",
+    );
     const loop = startReaperLoop({
       reaper: options.reaper,
       rotation: options.rotation,
@@ -49,9 +61,14 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       periodMs: options.reaperPeriodMs,
       logger,
     });
+    const captureSweep = startCaptureSweepLoop({
+      sweep: options.abandonedCaptures,
+      periodMs: options.captureSweepPeriodMs,
+      logger,
+    });
     const reason = await stopRequested;
     logger.info({ reason }, "worker stopping");
-    await loop.stop();
+    await Promise.all([loop.stop(), captureSweep.stop()]);
   } finally {
     // Also when the start fails: a live timer would keep a failed worker from exiting.
     clearInterval(timer);

@@ -70,7 +70,10 @@ const deadHolder = () => ({
 async function leave(id: string, holder: object | undefined) {
   await mkdir(incoming(), { recursive: true });
   await writeFile(join(incoming(), `${id}.part`), "partial");
-  await writeFile(join(incoming(), `${id}.lock`), holder === undefined ? "" : JSON.stringify(holder));
+  await writeFile(
+    join(incoming(), `${id}.lock`),
+    holder === undefined ? "" : JSON.stringify(holder),
+  );
 }
 
 describe("the filesystem archive store", () => {
@@ -175,7 +178,7 @@ describe("the filesystem archive store", () => {
     });
     expect(told).toEqual([killedTag]);
     expect((await readdir(incoming())).length).toBe(2);
-    live.child.stdin?.end("k/live\n");
+    live.child.stdin.end("k/live\n");
     await live.said("committed");
     expect((await store.digest("k/live")).sizeBytes).toBe(64 * 1024);
     expect(await readdir(incoming())).toEqual([]);

@@ -62,7 +62,7 @@ async function stalledCapture(w: LeaseWorld, session: SeededSession): Promise<Ch
     { cwd: import.meta.dirname, stdio: ["ignore", "pipe", "inherit"] },
   );
   let out = "";
-  child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   const exited = once(child, "exit");
   await Promise.race([
     (async () => {
@@ -99,7 +99,8 @@ async function pending(): Promise<{ parts: Map<string, number>; locks: string[] 
 async function age(ids: Iterable<string>, days: number): Promise<void> {
   const then = new Date(Date.now() - days * 24 * 3_600_000);
   for (const id of ids) {
-    for (const name of [`${id}.part`, `${id}.lock`]) await utimes(join(incoming(), name), then, then);
+    for (const name of [`${id}.part`, `${id}.lock`])
+      await utimes(join(incoming(), name), then, then);
   }
 }
 
@@ -131,9 +132,7 @@ describe("a capture killed mid-way (issue 33)", () => {
     expect(first).toEqual({
       removed: 1,
       deferred: 0,
-      transfers: [
-        { leaseId: killed.lease.id, transferId: frozen?.transferId, outcome: "failed" },
-      ],
+      transfers: [{ leaseId: killed.lease.id, transferId: frozen?.transferId, outcome: "failed" }],
     });
     expect(await progressOf(w, killed.lease.id)).toMatchObject({
       phase: "failed",

@@ -1,10 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import {
-  createLock,
-  inspectLock,
-  removeLockIf,
-  thisHolder,
-} from "../../processes/holderLock.ts";
+import { createLock, inspectLock, removeLockIf, thisHolder } from "../../processes/holderLock.ts";
 import { BackendError } from "../../spawner/backend.ts";
 
 // Web and worker may each hold a LocalBackend over the same data folder. Without a lock, two
