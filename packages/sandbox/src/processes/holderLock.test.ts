@@ -43,14 +43,19 @@ describe("holder lock files", () => {
     expect(await inspectLock(path)).toEqual({ kind: "free" });
   });
 
-  it("leave another host's holder to that host, and judge a holder without a host here", async () => {
+  it("leave another host's (or pid namespace's) holder to it, and judge a holder without one here", async () => {
     const gone = { pid: 4_194_305, startTicks: "1", bootId: null, nonce: "n" };
     const far = join(folder, "far.lock");
+    const container = join(folder, "container.lock");
     const old = join(folder, "old.lock");
     await writeFile(far, JSON.stringify({ ...gone, host: "another-host" }));
+    const sameHost = { ...gone, host: hostname(), pidNamespace: "pid:[1]" };
+    await writeFile(container, JSON.stringify(sameHost));
     await writeFile(old, JSON.stringify(gone));
 
     expect(await inspectLock(far)).toMatchObject({ kind: "elsewhere" });
+    expect(await inspectLock(container)).toMatchObject({ kind: "elsewhere" });
     expect(await inspectLock(old)).toMatchObject({ kind: "dead" });
+    expect((await thisHolder()).pidNamespace).toMatch(/^pid:\[\d+\]$/);
   });
 });

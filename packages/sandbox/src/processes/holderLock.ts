@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readlinkSync } from "node:fs";
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -6,7 +7,7 @@ import { z } from "zod";
 import { identify, isRunning } from "./processInfo.ts";
 
 // A lock between processes that needs no server: a file created with O_EXCL that names its
-// holder (pid, process start ticks, boot id, host). Whoever finds it may take it over once that
+// holder (pid, process start ticks, boot id, host, pid namespace). Whoever finds it may take it over once that
 // holder is dead — never because of its age, so a slow holder keeps its lock for as long as it
 // runs. Local boxes' folders (backends/local/boxLock.ts) and archive captures' pending blobs
 // (archives/filesystemArchiveStore.ts) are locked this way.
@@ -17,6 +18,11 @@ const holderSchema = z.object({
   bootId: z.string().nullable(),
   /** Absent in locks written before hosts were recorded: those were this host's. */
   host: z.string().optional(),
+  /**
+   * The holder's pid namespace ("pid:[4026531836]"): containers sharing a host name (host
+   * networking) still number their processes apart. Absent without procfs.
+   */
+  pidNamespace: z.string().optional(),
   /** Tells this lock from any other the same process takes. */
   nonce: z.string(),
 });
@@ -30,13 +36,39 @@ const UNREADABLE_STALE_MS = 10_000;
 /** This process as a holder, with a nonce of its own for this one lock. */
 export async function thisHolder(): Promise<LockHolder> {
   const identity = await identify(process.pid);
-  return { ...identity, host: hostname(), nonce: randomBytes(8).toString("hex") };
+  const pidNamespace = ownPidNamespace();
+  return {
+    ...identity,
+    host: hostname(),
+    ...(pidNamespace === undefined ? {} : { pidNamespace }),
+    nonce: randomBytes(8).toString("hex"),
+  };
+}
+
+let pidNamespaceOnce: string | null | undefined;
+function ownPidNamespace(): string | undefined {
+  if (pidNamespaceOnce === undefined) {
+    try {
+      pidNamespaceOnce = readlinkSync("/proc/self/ns/pid");
+    } catch {
+      pidNamespaceOnce = null;
+    }
+  }
+  return pidNamespaceOnce ?? undefined;
+}
+
+/** Whether the holder's pid names a process this one can see: same host, same pid namespace. */
+function seenFromHere(holder: LockHolder): boolean {
+  if (holder.host !== undefined && holder.host !== hostname()) return false;
+  const here = ownPidNamespace();
+  return holder.pidNamespace === undefined || here === undefined || holder.pidNamespace === here;
 }
 
 /**
  * A lock file as found. `free`: there is none. `live`: its holder runs on this host (or its
  * writer is still writing it). `dead`: its holder has exited, or it never named one. `elsewhere`:
- * its holder runs on another host sharing the folder, whose processes this host cannot see.
+ * its holder runs on another host (or in another pid namespace) sharing the folder, whose
+ * processes this one cannot see.
  * `text` is what the file held, to take it over with `removeLockIf`.
  */
 export type LockState =
@@ -63,9 +95,7 @@ export async function inspectLock(path: string): Promise<LockState> {
     const dead = Date.now() - mtimeMs > UNREADABLE_STALE_MS;
     return { kind: dead ? "dead" : "live", text, mtimeMs };
   }
-  if (holder.host !== undefined && holder.host !== hostname()) {
-    return { kind: "elsewhere", text, mtimeMs };
-  }
+  if (!seenFromHere(holder)) return { kind: "elsewhere", text, mtimeMs };
   return { kind: (await isRunning(holder)) ? "live" : "dead", text, mtimeMs };
 }
 
