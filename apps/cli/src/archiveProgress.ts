@@ -23,7 +23,7 @@ export async function withArchiveProgress<T>(
   if (!process.stderr.isTTY) return run();
   let started = false;
   let baselineAt: number | undefined;
-  let display: { phase: string; bar: ProgressDisplay; last: TransferProgress } | undefined;
+  let display: { phase: TransferPhase; bar: ProgressDisplay; last: TransferProgress } | undefined;
   let sawFigure: () => void = () => undefined;
   const figureSeen = new Promise<void>((resolve) => (sawFigure = resolve));
   let caughtUp: () => void = () => undefined;
@@ -49,7 +49,7 @@ export async function withArchiveProgress<T>(
         display?.bar.stop();
         display = {
           phase: item.phase,
-          bar: progressDisplay(`${operation}: ${item.phase}`),
+          bar: progressDisplay(phaseLabel(operation, item.phase)),
           last: figure,
         };
       }
@@ -66,9 +66,10 @@ export async function withArchiveProgress<T>(
     started = true;
     const result = await run();
     // Done: the stream may lag the answer, so give its figures a moment, then fill the bar (a
-    // capture's total was the box's estimate; what it sent is the whole).
+    // capture's total was the box's estimate; what it sent is the whole). A failed transfer's
+    // bar stays where it broke.
     await Promise.race([figureSeen, sleep(LAST_FIGURE_WAIT_MS)]);
-    if (display !== undefined) {
+    if (display !== undefined && display.phase !== "failed") {
       const { bytesDone } = display.last;
       display.bar.update({ bytesDone, bytesTotal: bytesDone });
     }
@@ -76,5 +77,19 @@ export async function withArchiveProgress<T>(
   } finally {
     subscription.unsubscribe();
     display?.bar.stop();
+  }
+}
+
+type TransferPhase = "capturing" | "checking" | "hydrating" | "failed";
+
+/** The bar's label: the phase under way, or where a failed transfer stopped. */
+function phaseLabel(operation: "capture" | "restore", phase: TransferPhase): string {
+  switch (phase) {
+    case "capturing":
+    case "checking":
+    case "hydrating":
+      return `${operation}: ${phase}`;
+    case "failed":
+      return `${operation}: failed at`;
   }
 }

@@ -17,6 +17,16 @@ export const workerEnvSchema = dbEnvSchema
      * (no orphan sweep; draining boxes wait).
      */
     BERTH_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+    /**
+     * How often the worker removes the pending archive blobs of captures whose process died,
+     * failing their progress (also once at start). Live captures are never touched.
+     */
+    BERTH_CAPTURE_SWEEP_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .max(24 * 60 * 60 * 1_000)
+      .default(60_000),
     /** Set by the launcher: the worker stops when that process is gone. */
     BERTH_LAUNCHER_PID: launcherPidSchema,
   })

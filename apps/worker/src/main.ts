@@ -1,9 +1,11 @@
-// The worker process: runs the reaper, the orphan sweep, the periodic checkpoint and, once
-// isolation works, the rotation of unisolated boxes. Any number of workers may run against one
-// database: every sweep claims its leases with SKIP LOCKED.
+// The worker process: runs the reaper, the orphan sweep, the periodic checkpoint, the sweep of
+// captures killed mid-write and, once isolation works, the rotation of unisolated boxes. Any
+// number of workers may run against one database: every sweep claims its leases with SKIP
+// LOCKED, and a dead capture's blob is taken under its lock.
 import { join, resolve } from "node:path";
 import { createDbClient } from "@berth/db";
 import {
+  AbandonedCaptureSystem,
   backendDrainPort,
   captureUnavailableDrainPort,
   CheckpointSystem,
@@ -81,12 +83,10 @@ const checkpoints =
         maxMs: env.BERTH_CHECKPOINT_MAX_MS,
       });
 
-/** Older than any capture takes: a pending blob this old was left by a killed process. */
-const ABANDONED_AFTER_MS = 6 * 60 * 60_000;
+// Web processes capture into the same folder, so this runs even where this worker captures nothing.
+const abandonedCaptures = new AbandonedCaptureSystem({ db, store });
 
 try {
-  const swept = await store.sweepAbandoned(ABANDONED_AFTER_MS);
-  if (swept > 0) logger.info({ swept }, "removed pending archive blobs left by a killed process");
   await runWorker({
     db,
     logger,
@@ -95,6 +95,8 @@ try {
     orphans,
     checkpoints,
     reaperPeriodMs: env.BERTH_REAPER_PERIOD_MS,
+    abandonedCaptures,
+    captureSweepPeriodMs: env.BERTH_CAPTURE_SWEEP_MS,
     launcherPid: env.BERTH_LAUNCHER_PID,
   });
 } catch (error) {

@@ -1,12 +1,14 @@
 import type { DbClient } from "@berth/db";
 import { watchLauncher, type LauncherWatch } from "@berth/launch-protocol";
 import type {
+  AbandonedCaptureSystem,
   CheckpointSystem,
   IsolationRotationSystem,
   OrphanSweepSystem,
   ReaperSystem,
 } from "@berth/sandbox";
 import type { Logger } from "pino";
+import { startCaptureSweepLoop } from "./captureSweepLoop.ts";
 import { startReaperLoop } from "./reaperLoop.ts";
 
 export interface WorkerOptions {
@@ -17,6 +19,9 @@ export interface WorkerOptions {
   readonly orphans?: OrphanSweepSystem | undefined;
   readonly checkpoints?: CheckpointSystem | undefined;
   readonly reaperPeriodMs: number;
+  /** Removes the pending blobs of captures whose process died, and fails their progress. */
+  readonly abandonedCaptures: AbandonedCaptureSystem;
+  readonly captureSweepPeriodMs: number;
   /** When set, the worker stops once this process is gone (it was orphaned). */
   readonly launcherPid?: number | undefined;
 }
@@ -24,7 +29,7 @@ export interface WorkerOptions {
 /** Long: the timer only keeps the process alive while it waits for a stop. */
 const KEEP_ALIVE_MS = 60_000;
 
-/** Connects, reports, runs the reaper until a stop signal, then stops it. */
+/** Connects, reports, runs the reaper and the capture sweep until a stop signal, then stops them. */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { db, logger } = options;
   // Listening before the start line: whoever reads it may signal at once, and a signal with no
@@ -46,7 +51,14 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
   try {
     const [{ version }] = await db.$queryRaw<[{ version: string }]>`SELECT version() AS version`;
-    logger.info({ database: version, reaperPeriodMs: options.reaperPeriodMs }, "worker started");
+    logger.info(
+      {
+        database: version,
+        reaperPeriodMs: options.reaperPeriodMs,
+        captureSweepPeriodMs: options.captureSweepPeriodMs,
+      },
+      "worker started",
+    );
     const loop = startReaperLoop({
       reaper: options.reaper,
       rotation: options.rotation,
@@ -55,9 +67,14 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       periodMs: options.reaperPeriodMs,
       logger,
     });
+    const captureSweep = startCaptureSweepLoop({
+      sweep: options.abandonedCaptures,
+      periodMs: options.captureSweepPeriodMs,
+      logger,
+    });
     const reason = await stopRequested;
     logger.info({ reason }, "worker stopping");
-    await loop.stop();
+    await Promise.all([loop.stop(), captureSweep.stop()]);
   } finally {
     // Also when the start fails: a live timer would keep a failed worker from exiting.
     clearInterval(timer);

@@ -85,10 +85,13 @@ export type RematerializationStatus = (typeof rematerializationStatuses)[number]
 export const admissionOutcomes = ["resolved", "rejected"] as const;
 export type AdmissionOutcome = (typeof admissionOutcomes)[number];
 
-/** What an archive transfer does, and how far it is (capture: capturing; restore: checking, hydrating). */
+/**
+ * What an archive transfer does, and how far it is (capture: capturing; restore: checking,
+ * hydrating); `failed`: it broke there (its process saw it, or died and a sweep found it).
+ */
 export const archiveProgressOperations = ["capture", "restore"] as const;
 export type ArchiveProgressOperation = (typeof archiveProgressOperations)[number];
-export const archiveProgressPhases = ["capturing", "checking", "hydrating"] as const;
+export const archiveProgressPhases = ["capturing", "checking", "hydrating", "failed"] as const;
 export type ArchiveProgressPhase = (typeof archiveProgressPhases)[number];
 
 /** Every CHECKed text column and the union it mirrors, by table and column. */

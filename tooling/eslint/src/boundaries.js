@@ -96,7 +96,7 @@ const P = {
       "@berth/kube-sim is a standalone fake of the Kubernetes API and imports no @berth package; copy the types it needs.",
   },
   leaseSiblings: {
-    regex: upInto("spawner", "backends", "archive", "services", "routing", "machines"),
+    regex: upInto("spawner", "backends", "archive", "archives", "services", "routing", "machines"),
     message:
       "lease/ is the core of the sandbox and imports no sibling folder: move shared types into lease/ or have the caller pass them in.",
   },
@@ -153,7 +153,7 @@ const AREAS = [
   },
   {
     name: "sandbox/services",
-    files: ["packages/sandbox/src/{archive,services,routing,machines}/**"],
+    files: ["packages/sandbox/src/{archive,archives,services,routing,machines}/**"],
     patterns: [...SANDBOX, P.noBackends],
   },
   {

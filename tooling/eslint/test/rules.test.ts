@@ -51,6 +51,7 @@ const expected: Record<string, Finding[]> = {
   "packages/testkit/src/sandboxHarness.ts": [],
   "packages/validators/src/importsTestkit.ts": [boundary("Test helpers are for tests")],
   "packages/sandbox/src/archive/importsBackend.ts": [boundary("not ../backends implementations")],
+  "packages/sandbox/src/archives/importsBackend.ts": [boundary("not ../backends implementations")],
   "packages/sandbox/src/backends/kubernetes/client.ts": [],
   "packages/sandbox/src/backends/memory.ts": [],
   "packages/sandbox/src/lease/Bad_name.ts": [["unicorn/filename-case"]],

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
@@ -54,27 +55,36 @@ export class ArchiveRestorer {
       throw new ArchiveIntegrityError("archive_corrupt", `revision ${selected} is marked invalid`);
     }
     const progress = throttled(this.#onProgress);
-    const event = (bytesDone: number) => ({
+    const transferId = randomUUID();
+    let checked = 0;
+    const event = (phase: "checking" | "failed") => ({
       operation: "restore" as const,
       leaseId: lease.id,
-      phase: "checking" as const,
-      bytesDone,
+      transferId,
+      phase,
+      bytesDone: checked,
       bytesTotal: row.sizeBytes,
     });
     let digest;
     try {
-      digest = await this.#store.digest(row.storageKey, (bytes) => progress.report(event(bytes)));
+      digest = await this.#store.digest(row.storageKey, (bytes) => {
+        checked = bytes;
+        progress.report(event("checking"));
+      });
     } catch (error) {
+      progress.finish(event("failed"));
       throw await this.#storeFailure(row, error);
     }
-    progress.finish(event(digest.sizeBytes));
+    checked = digest.sizeBytes;
     if (digest.sizeBytes !== row.sizeBytes || digest.sha256 !== row.sha256) {
+      progress.finish(event("failed"));
       await markArchive(this.#db, { ...row, status: "invalid" });
       throw new ArchiveIntegrityError(
         "archive_corrupt",
         `the stored blob of revision ${row.revision} does not match its recorded sha256 and size`,
       );
     }
+    progress.finish(event("checking"));
     if (row.status === "unverified") await markArchive(this.#db, { ...row, status: "available" });
     return row;
   }
@@ -88,11 +98,13 @@ export class ArchiveRestorer {
     const { row } = input;
     const blob = await this.#openBlob(row);
     const progress = throttled(this.#onProgress);
+    const transferId = randomUUID();
     let bytesDone = 0;
-    const event = () => ({
+    const event = (phase: "hydrating" | "failed" = "hydrating") => ({
       operation: "restore" as const,
       leaseId: input.leaseId,
-      phase: "hydrating" as const,
+      transferId,
+      phase,
       bytesDone,
       bytesTotal: row.sizeBytes,
     });
@@ -117,6 +129,7 @@ export class ArchiveRestorer {
     } catch (error) {
       counter.destroy();
       await feeding;
+      progress.finish(event("failed"));
       throw hydrateFailure({ error, streamFailure, revision: row.revision });
     }
   }

@@ -18,6 +18,23 @@ export interface PendingBlob {
   discard(): Promise<void>;
 }
 
+/**
+ * Whose capture a pending blob is, kept with it while it is written: a sweep that finds the
+ * writer dead tells which lease's transfer died with it (its progress row ends `failed`).
+ */
+export interface PendingBlobTag {
+  readonly leaseId: string;
+  readonly transferId: string;
+}
+
+/** What one sweep of abandoned pending blobs did. */
+export interface AbandonedSweep {
+  /** Pending blobs removed: their writers had died. */
+  readonly removed: number;
+  /** Abandoned blobs left for the next sweep: telling of them (or removing them) failed. */
+  readonly deferred: number;
+}
+
 export const archiveStoreErrorCodes = ["not_found", "exists", "invalid_key", "io"] as const;
 export type ArchiveStoreErrorCode = (typeof archiveStoreErrorCodes)[number];
 
@@ -34,13 +51,23 @@ export class ArchiveStoreError extends Error {
 
 /**
  * The ArchiveStore port: where archive blobs live. The filesystem store is the default; an
- * S3-compatible store fits the same four calls (a multipart upload is a pending blob; commit
- * is a conditional put that refuses an existing key).
+ * S3-compatible store fits the same calls (a multipart upload is a pending blob; commit is a
+ * conditional put that refuses an existing key; the sweep aborts uploads whose writer is gone).
  */
 export interface ArchiveStore {
   readonly kind: "filesystem" | "s3";
-  /** Starts writing a new blob. */
-  begin(): Promise<PendingBlob>;
+  /**
+   * Starts writing a new blob, locked as this process's until it is committed or discarded; the
+   * tag names the capture it belongs to.
+   */
+  begin(tag?: PendingBlobTag): Promise<PendingBlob>;
+  /**
+   * Removes every pending blob whose writer has died — known dead by its lock, never judged by
+   * age: a slow live capture keeps its blob — after telling `onAbandoned` the blob's tag (when it
+   * has one). When that call fails the blob stays, tag and all, for the next sweep; it may be
+   * told twice when sweepers race, so it must be idempotent.
+   */
+  sweepAbandoned(onAbandoned?: (tag: PendingBlobTag) => Promise<void>): Promise<AbandonedSweep>;
   /** The size and sha256 of the stored bytes, read end to end; `not_found` when missing. */
   digest(key: string, onBytes?: (bytesDone: number) => void): Promise<BlobDigest>;
   /** Reads a blob; `not_found` when there is none under `key`. */

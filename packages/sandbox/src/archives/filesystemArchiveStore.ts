@@ -3,35 +3,75 @@ import { createReadStream } from "node:fs";
 import { link, mkdir, open, readdir, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Writable, type Readable } from "node:stream";
+import type { Clock } from "../clock.ts";
 import {
   ArchiveStoreError,
   checkArchiveKey,
+  type AbandonedSweep,
   type ArchiveStore,
   type BlobDigest,
   type PendingBlob,
+  type PendingBlobTag,
 } from "./archiveStore.ts";
+import {
+  DEFAULT_FOREIGN_QUIET_MS,
+  IncomingSweeper,
+  lockPendingBlob,
+  partName,
+  pendingIds,
+} from "./incomingBlobs.ts";
 
 const TEMP_FOLDER = ".incoming";
 const READ_CHUNK = 256 * 1024;
 
+const wallClock: Clock = { now: () => Promise.resolve(new Date()) };
+
+export interface FilesystemArchiveStoreOptions {
+  readonly root: string;
+  /**
+   * How long a pending blob's lock held from another host (replicas sharing the folder) may go
+   * untouched before its writer counts as dead; writers touch theirs every 10 s. Default 2 min.
+   */
+  readonly foreignQuietMs?: number;
+  /** Measures that wait (tests: a ManualClock). */
+  readonly clock?: Clock;
+}
+
 /**
  * Archive blobs as files under one folder (by default `<data dir>/archives`). A blob is written
- * to a temporary name and synced; commit hard-links it to its key — which fails when the key
- * exists, so a blob is never overwritten — syncs the folder, and drops the temporary name.
+ * to a temporary name in `.incoming`, under a lock naming its writer (incomingBlobs.ts), and
+ * synced; commit hard-links it to its key — which fails when the key exists, so a blob is never
+ * overwritten — syncs the folder, and drops the temporary name and then the lock.
  */
 export class FilesystemArchiveStore implements ArchiveStore {
   readonly kind = "filesystem" as const;
   readonly #root: string;
+  readonly #sweeper: IncomingSweeper;
 
-  constructor(options: { readonly root: string }) {
+  constructor(options: FilesystemArchiveStoreOptions) {
     this.#root = options.root;
+    this.#sweeper = new IncomingSweeper({
+      folder: join(this.#root, TEMP_FOLDER),
+      foreignQuietMs: options.foreignQuietMs ?? DEFAULT_FOREIGN_QUIET_MS,
+      clock: options.clock ?? wallClock,
+    });
   }
 
-  async begin(): Promise<PendingBlob> {
+  async begin(tag?: PendingBlobTag): Promise<PendingBlob> {
     const folder = join(this.#root, TEMP_FOLDER);
     await mkdir(folder, { recursive: true });
-    const tempPath = join(folder, `${randomUUID()}.part`);
-    const handle = await open(tempPath, "wx", 0o600);
+    const id = randomUUID();
+    const tempPath = join(folder, partName(id));
+    // Locked before the part exists and released after it is gone: a sweep never meets a live
+    // writer's part without its lock.
+    const lock = await lockPendingBlob(folder, { id, tag });
+    let handle: FileHandle;
+    try {
+      handle = await open(tempPath, "wx", 0o600);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
     const hash = createHash("sha256");
     let sizeBytes = 0;
     let settled = false;
@@ -76,26 +116,31 @@ export class FilesystemArchiveStore implements ArchiveStore {
       commit: async (key) => {
         const target = this.#path(key);
         settle();
-        await digest;
-        await mkdir(dirname(target), { recursive: true });
         try {
-          await link(tempPath, target);
-        } catch (error) {
-          await unlink(tempPath).catch(() => undefined);
-          if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-            throw new ArchiveStoreError("exists", `an archive blob already exists under ${key}`);
+          await digest;
+          await mkdir(dirname(target), { recursive: true });
+          try {
+            await link(tempPath, target);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+              throw new ArchiveStoreError("exists", `an archive blob already exists under ${key}`);
+            }
+            throw new ArchiveStoreError("io", `could not store ${key}: ${String(error)}`, {
+              cause: error,
+            });
           }
-          throw new ArchiveStoreError("io", `could not store ${key}: ${String(error)}`, {
-            cause: error,
-          });
+          await syncFolder(dirname(target));
+        } finally {
+          // Committed or not, the temporary name goes, and then the lock.
+          await unlink(tempPath).catch(() => undefined);
+          await lock.release();
         }
-        await unlink(tempPath);
-        await syncFolder(dirname(target));
       },
       discard: async () => {
         settle();
         if (!sink.destroyed && !sink.writableFinished) sink.destroy();
         await unlink(tempPath).catch(() => undefined);
+        await lock.release();
       },
     };
   }
@@ -169,20 +214,15 @@ export class FilesystemArchiveStore implements ArchiveStore {
   }
 
   /**
-   * Deletes pending blobs older than `maxAgeMs` — what a process killed mid-capture left behind
-   * (a live capture's pending blob is younger than any capture takes). Answers how many went.
+   * Removes the pending blobs whose writers died (a process killed mid-capture): each one whose
+   * lock names a dead process, or a process on another host that stopped touching it. A live
+   * capture keeps its blob however long it takes.
    */
-  async sweepAbandoned(maxAgeMs: number, now = Date.now()): Promise<number> {
-    const folder = join(this.#root, TEMP_FOLDER);
-    let removed = 0;
-    for (const name of await readdir(folder).catch(() => [])) {
-      const path = join(folder, name);
-      const stats = await stat(path).catch(() => undefined);
-      if (stats === undefined || now - stats.mtimeMs < maxAgeMs) continue;
-      await unlink(path).catch(() => undefined);
-      removed += 1;
-    }
-    return removed;
+  async sweepAbandoned(
+    onAbandoned?: (tag: PendingBlobTag) => Promise<void>,
+  ): Promise<AbandonedSweep> {
+    const names = await readdir(join(this.#root, TEMP_FOLDER)).catch(() => []);
+    return this.#sweeper.sweep(pendingIds(names), onAbandoned);
   }
 
   /** Whether a blob exists (tests and diagnostics). */

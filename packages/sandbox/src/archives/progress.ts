@@ -1,9 +1,19 @@
+import type { ArchiveProgressOperation, ArchiveProgressPhase } from "@berth/db";
+
 /** How far an archive transfer is, for a progress bar. */
 export interface ArchiveProgress {
-  readonly operation: "capture" | "restore";
+  readonly operation: ArchiveProgressOperation;
   readonly leaseId: string;
-  /** capture: streaming; restore: checking the blob, then hydrating the box. */
-  readonly phase: "capturing" | "checking" | "hydrating";
+  /**
+   * One capture attempt, or one check or hydrate of a restore: a capture's pending blob is
+   * tagged with it, so a sweep that finds the capture dead fails exactly its progress.
+   */
+  readonly transferId: string;
+  /**
+   * capture: capturing; restore: checking the blob, then hydrating the box. `failed` ends a
+   * transfer that broke — in its process, or found dead by the worker's sweep — where it stood.
+   */
+  readonly phase: ArchiveProgressPhase;
   readonly bytesDone: number;
   /** Unknown until the box sends its estimate (capture) or the store its size (restore). */
   readonly bytesTotal: number | undefined;

@@ -14,13 +14,14 @@ export function progressRecorder(db: DbClientOrTx): ProgressListener & {
   const record = async (progress: ArchiveProgress) => {
     const total = progress.bytesTotal === undefined ? null : BigInt(progress.bytesTotal);
     await db.$executeRaw`
-      INSERT INTO archive_progress (lease_id, workspace_id, operation, phase, bytes_done, bytes_total, updated_at)
-      SELECT l.id, l.workspace_id, ${progress.operation}, ${progress.phase},
+      INSERT INTO archive_progress (lease_id, workspace_id, operation, phase, transfer_id, bytes_done, bytes_total, updated_at)
+      SELECT l.id, l.workspace_id, ${progress.operation}, ${progress.phase}, ${progress.transferId}::uuid,
              ${BigInt(progress.bytesDone)}, ${total}, now()
         FROM sandbox_leases l WHERE l.id = ${progress.leaseId}::uuid
       ON CONFLICT (lease_id) DO UPDATE
-        SET operation = EXCLUDED.operation, phase = EXCLUDED.phase, bytes_done = EXCLUDED.bytes_done,
-            bytes_total = EXCLUDED.bytes_total, updated_at = EXCLUDED.updated_at`;
+        SET operation = EXCLUDED.operation, phase = EXCLUDED.phase, transfer_id = EXCLUDED.transfer_id,
+            bytes_done = EXCLUDED.bytes_done, bytes_total = EXCLUDED.bytes_total,
+            updated_at = EXCLUDED.updated_at`;
   };
   return Object.assign(
     (progress: ArchiveProgress) => {

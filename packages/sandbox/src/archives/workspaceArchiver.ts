@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
@@ -9,7 +10,7 @@ import type { Backend } from "../spawner/backend.ts";
 import { archiveKey, compressor } from "./archiveFormat.ts";
 import { findArchive, pruneArchives } from "./archiveRows.ts";
 import type { ArchiveStore, BlobDigest, PendingBlob } from "./archiveStore.ts";
-import { throttled, type ProgressListener } from "./progress.ts";
+import { throttled, type ArchiveProgress, type ProgressListener } from "./progress.ts";
 
 export interface ArchiverOptions {
   readonly resources: LeaseResources;
@@ -27,6 +28,8 @@ interface Captured {
   readonly digest: BlobDigest;
   readonly revision: string;
   readonly fileCount: number;
+  /** The capture's last progress figure, to end it `failed` if the publish throws. */
+  readonly progress: ArchiveProgress;
 }
 
 const optionsSchema = z.object({
@@ -88,13 +91,19 @@ export class WorkspaceArchiver {
         if (await this.#isGone(instanceId)) return { kind: "provider_missing" };
         return { kind: "unavailable", reason: `capture failed: ${describe(error)}` };
       }
-      const published = await this.#publish({
-        lease: current,
-        instanceId,
-        generation,
-        captured,
-        actor: options.actor,
-      });
+      let published: PublishOutcome;
+      try {
+        published = await this.#publish({
+          lease: current,
+          instanceId,
+          generation,
+          captured,
+          actor: options.actor,
+        });
+      } catch (error) {
+        this.#onProgress?.({ ...captured.progress, phase: "failed" });
+        throw error;
+      }
       if (published.outcome === "published") {
         await this.#prune(current);
         return {
@@ -110,32 +119,43 @@ export class WorkspaceArchiver {
     }
   }
 
-  /** Streams the box's capture through gzip into a pending blob; nothing is committed yet. */
+  /**
+   * Streams the box's capture through gzip into a pending blob; nothing is committed yet. The
+   * blob is tagged with this attempt's transfer id, as its progress is: if this process dies
+   * mid-write, the worker's sweep finds the blob and fails exactly this progress.
+   */
   async #captureBlob(lease: LeaseSnapshot, instanceId: string): Promise<Captured> {
     const client = await this.#backend.connect(instanceId);
-    const pending = await this.#store.begin();
+    const transferId = randomUUID();
+    const pending = await this.#store.begin({ leaseId: lease.id, transferId });
     const progress = throttled(this.#onProgress);
+    let last: ArchiveProgress = {
+      operation: "capture",
+      leaseId: lease.id,
+      transferId,
+      phase: "capturing",
+      bytesDone: 0,
+      bytesTotal: undefined,
+    };
+    const figure = (bytesDone: number, bytesTotal: number | undefined) => {
+      last = { ...last, bytesDone, bytesTotal };
+      return last;
+    };
     try {
       const gzip = compressor();
       const storing = pipeline(gzip, pending.sink);
       storing.catch(() => undefined);
-      const report = (bytesDone: number, bytesTotal: number | undefined) => ({
-        operation: "capture" as const,
-        leaseId: lease.id,
-        phase: "capturing" as const,
-        bytesDone,
-        bytesTotal,
-      });
       const result = await client.capture({
         destination: gzip,
-        onProgress: ({ bytesDone, bytesTotal }) => progress.report(report(bytesDone, bytesTotal)),
+        onProgress: ({ bytesDone, bytesTotal }) => progress.report(figure(bytesDone, bytesTotal)),
       });
       await storing;
       const digest = await pending.digest;
-      progress.finish(report(result.bytes, result.bytes));
+      progress.finish(figure(result.bytes, result.bytes));
       const fileCount = result.manifest.entries.filter((entry) => entry.type === "file").length;
-      return { pending, digest, revision: result.revision, fileCount };
+      return { pending, digest, revision: result.revision, fileCount, progress: last };
     } catch (error) {
+      progress.finish({ ...last, phase: "failed" });
       await pending.discard();
       throw error;
     }

@@ -177,7 +177,12 @@ describe("LeaseEventFeed over LISTEN/NOTIFY", () => {
     const recorderDb = createDbClient({ connectionString: world.current.url, maxConnections: 1 });
     try {
       const record = progressRecorder(recorderDb);
-      const figure = { operation: "capture", leaseId: lease.id, phase: "capturing" } as const;
+      const figure = {
+        operation: "capture",
+        leaseId: lease.id,
+        transferId: crypto.randomUUID(),
+        phase: "capturing",
+      } as const;
       record({ ...figure, bytesDone: 0, bytesTotal: undefined });
       record({ ...figure, bytesDone: 4096, bytesTotal: 8192 });
       await record.settled();
@@ -185,6 +190,7 @@ describe("LeaseEventFeed over LISTEN/NOTIFY", () => {
       record({
         operation: "restore",
         leaseId: lease.id,
+        transferId: crypto.randomUUID(),
         phase: "hydrating",
         bytesDone: 10,
         bytesTotal: 10,

@@ -17,7 +17,7 @@ import { boxLayout, readBoxRecord } from "../backends/local/boxFolder.ts";
 import { cgroupParentFor } from "../backends/local/boxLimits.ts";
 import { probeBubblewrap } from "../backends/local/bubblewrap.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
-import { childPids } from "../backends/local/processInfo.ts";
+import { childPids } from "../processes/processInfo.ts";
 
 const MiB = 1024 * 1024;
 const ci = process.env.CI === "true" || process.env.CI === "1";

@@ -3,12 +3,14 @@
 import { Alert, AlertDescription, AlertTitle } from "@berth/ui/alert";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
+import { useState } from "react";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 import { Section } from "../section.tsx";
 import { LeaseTimeline } from "./leaseTimeline.tsx";
 import { LiveBadge } from "./liveBadge.tsx";
 import { ArchiveHelp } from "./archiveHelp.tsx";
+import { ArchiveTransfer, type ArchiveTransferView } from "./archiveTransfer.tsx";
 import { MachinesTable } from "./machinesTable.tsx";
 import { useViewerHolder } from "./useViewerHolder.ts";
 import { WorkspacePanels } from "./workspacePanels.tsx";
@@ -16,7 +18,8 @@ import { WorkspacePanels } from "./workspacePanels.tsx";
 /**
  * A session's machines and its lease's timeline, live: every item of the session's event
  * stream (a lease change, a generation, a transfer's progress) refetches both, so state,
- * generations and the timeline move without a reload.
+ * generations and the timeline move without a reload; the last archive transfer (capture or
+ * restore) is drawn as a bar under the machines, failed ones included.
  */
 export function SessionView({
   workspaceId,
@@ -31,9 +34,11 @@ export function SessionView({
   const session = useQuery(trpc.sessions.get.queryOptions(scope));
   const machines = useQuery(trpc.machines.list.queryOptions(scope));
   const timeline = useQuery(trpc.leases.timeline.queryOptions({ ...scope, limit: 200 }));
+  const [transfer, setTransfer] = useState<ArchiveTransferView | null>(null);
   const live = useSubscription(
     trpc.events.session.subscriptionOptions(scope, {
-      onData: () => {
+      onData: (item) => {
+        if ("kind" in item && item.kind === "transfer") setTransfer(item);
         void queryClient.invalidateQueries(trpc.machines.list.queryFilter(scope));
         void queryClient.invalidateQueries(trpc.leases.timeline.pathFilter());
       },
@@ -82,6 +87,7 @@ export function SessionView({
         action={<ArchiveHelp />}
       >
         <MachinesTable query={machines} />
+        {transfer === null ? null : <ArchiveTransfer transfer={transfer} />}
       </Section>
       <WorkspacePanels workspaceId={workspaceId} sessionId={sessionId} />
       <Section

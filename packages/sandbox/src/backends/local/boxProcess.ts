@@ -27,7 +27,7 @@ import {
   leadsProcessGroup,
   pidsWithEnvironment,
   sendSignal,
-} from "./processInfo.ts";
+} from "../../processes/processInfo.ts";
 
 /**
  * How often a start or stop looks again (a log tail read, a healthz, a /proc stat: each well

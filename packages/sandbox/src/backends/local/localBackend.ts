@@ -35,7 +35,7 @@ import { detectCgroups } from "./cgroups/detectCgroups.ts";
 import { instanceIdFor, isInstanceId } from "./instanceIds.ts";
 import { toBackendError } from "./localErrors.ts";
 import { settingsFrom, type LocalBackendOptions, type Settings } from "./localSettings.ts";
-import { isRunning, type ProcessIdentity } from "./processInfo.ts";
+import { isRunning, type ProcessIdentity } from "../../processes/processInfo.ts";
 
 const MAX_KNOWN_CLIENTS = 1024;
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendSignal } from "../processInfo.ts";
+import { sendSignal } from "../../../processes/processInfo.ts";
 import { joiningCgroups } from "./cgroupPrelude.ts";
 import type { BoxCgroups, CgroupLimits, EnforcedLimits } from "./cgroupPort.ts";
 

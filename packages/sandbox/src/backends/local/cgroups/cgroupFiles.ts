@@ -2,7 +2,7 @@ import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { isInstanceId } from "../instanceIds.ts";
-import { sendSignal } from "../processInfo.ts";
+import { sendSignal } from "../../../processes/processInfo.ts";
 import { CgroupError, type CgroupTree } from "./cgroupPort.ts";
 
 // What both cgroup adapters do with control files, and the kernel's tree.

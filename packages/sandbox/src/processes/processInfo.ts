@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 
-// Box processes outlive the control plane, so a pid read back from box.json may by then name
-// another process (after a reboot, or once pids wrap). A process is therefore identified by its
-// pid plus its start time and the boot it started in, all read from procfs.
+// Processes read from procfs, for whoever must tell whether a process it did not start still
+// lives: the local backend (box processes outlive the control plane, so a pid read back from
+// box.json may by then name another process, after a reboot or once pids wrap) and lock files
+// (holderLock.ts). A process is therefore identified by its pid plus its start time and the boot
+// it started in, all read from procfs.
 
 export interface ProcessIdentity {
   readonly pid: number;
