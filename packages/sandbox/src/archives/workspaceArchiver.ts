@@ -39,8 +39,9 @@ const optionsSchema = z.object({
 
 /**
  * Captures a live box's workspace into the archive store and publishes it through the lease's
- * CAS. The capture records g = workspaceGeneration when it starts; the publish requires the same
- * epoch and instance, the workspace still at g, and every write <= g settled. A write admitted
+ * CAS. The capture records g = workspaceGeneration when it starts, and starts only once every
+ * write <= g settled (so each is on the box); the publish requires the same epoch and instance,
+ * the workspace still at g, and every write <= g settled. A write admitted
  * meanwhile makes the capture stale: it is discarded and captured again. A revision the lease
  * already has stores no new blob. After a publish, retention deletes what it no longer keeps.
  */
@@ -84,6 +85,11 @@ export class WorkspaceArchiver {
         return { kind: "refused", reason: "stale_epoch", lease: current };
       }
       const generation = current.workspaceGeneration;
+      // Every write up to g must have reached the box before its files are read: one admitted
+      // but still running could land after the capture read its file, settle before the
+      // publish, and be published as captured while the archive lacks it.
+      if (await this.#writesInFlight(current.id, generation))
+        return { kind: "refused", reason: "admissions_unsettled", lease: current };
       let captured: Captured;
       try {
         captured = await this.#captureBlob(current, instanceId);
@@ -117,6 +123,14 @@ export class WorkspaceArchiver {
         return { kind: "refused", reason: published.reason, lease: published.lease };
       }
     }
+  }
+
+  async #writesInFlight(leaseId: string, generation: number): Promise<boolean> {
+    const rows = await this.#resources.db.$queryRaw<{ unsettled: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM mutation_admissions
+                      WHERE lease_id = ${leaseId}::uuid AND settled_at IS NULL
+                        AND generation <= ${generation}) AS unsettled`;
+    return rows[0]?.unsettled === true;
   }
 
   /**

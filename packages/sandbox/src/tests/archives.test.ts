@@ -411,6 +411,45 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     expect(await blobsOf(box.lease.id)).toHaveLength(1);
   });
 
+  it("a write admitted before a capture starts and landing during it keeps the capture from publishing without it", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const box = await establish(w, s);
+    await writeInBox(w, { session: s, box }, "printf early > early.txt");
+    // A write admitted at generation 2 that has not reached the box yet (its call is running).
+    const lease = await current(w, s);
+    const admitted = await w.admissions.admit({
+      ...s,
+      leaseId: lease.id,
+      expectedEpoch: lease.epoch,
+      instanceId: box.instanceId,
+      holderKind: "direct",
+      holderId: box.holderId,
+      routeTargetId: null,
+      routeEpoch: 0,
+      operation: "fs.write",
+    });
+    if (!admitted.admitted) throw new Error(`write not admitted: ${admitted.reason}`);
+    // It lands, and settles, only after the box's files were read (if they are read at all).
+    const racing = new RacepointBackend(backend, {
+      afterCapture: async (client) => {
+        await client.write({ path: "late.txt", content: "late", expectedVersion: null });
+        await w.admissions.settle({
+          workspaceId: s.workspaceId,
+          admissionId: admitted.admissionId,
+          outcome: "resolved",
+        });
+      },
+    });
+
+    const captured = await archiverOf(w, { over: racing }).capture(lease, { actor: "test" });
+
+    // Not published as generation 2 without late.txt: refused, nothing stored.
+    expect(captured).toMatchObject({ kind: "refused", reason: "admissions_unsettled" });
+    expect(await current(w, s)).toMatchObject({ workspaceGeneration: 2, archiveComplete: false });
+    expect(await listArchives(w.db, box.lease.id)).toHaveLength(0);
+  });
+
   it("a capture of a revision the lease already has stores no new blob and only raises its generation", async () => {
     const w = world.current;
     const s = await seedSession(w.db);
