@@ -1,3 +1,4 @@
+import { BackendRegistry } from "@berth/sandbox";
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -57,8 +58,8 @@ export class ArchiveWorld implements AsyncDisposable {
     this.leases = new LeaseSystem(resources);
     this.warming = new WarmingSystem(resources);
     this.admissions = new AdmissionSystem(resources);
-    this.spawner = new SpawnerSystem({ resources, backend: this.backend, restorer });
-    this.archiver = new WorkspaceArchiver({ resources, backend: this.backend, store, onProgress });
+    this.spawner = new SpawnerSystem({ resources, backends: BackendRegistry.of(this.backend), restorer });
+    this.archiver = new WorkspaceArchiver({ resources, backends: BackendRegistry.of(this.backend), store, onProgress });
   }
 
   static async create(db: DbClient): Promise<ArchiveWorld> {

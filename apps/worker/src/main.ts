@@ -5,13 +5,13 @@ import { join, resolve } from "node:path";
 import { createDbClient } from "@berth/db";
 import {
   backendDrainPort,
+  backendsFromEnv,
   captureUnavailableDrainPort,
   CheckpointSystem,
   DatabaseClock,
   FilesystemArchiveStore,
   IsolationRotationSystem,
   leaseConfigFromEnv,
-  LocalBackend,
   OrphanSweepSystem,
   progressRecorder,
   ReaperSystem,
@@ -34,24 +34,22 @@ const resources = { db, clock: new DatabaseClock(db), config: leaseConfigFromEnv
 // Local boxes are managed only with BERTH_SECRET (their tokens derive from it). Without it,
 // capture is unavailable: a draining box that admitted writes waits rather than be stopped with
 // its workspace uncaptured. With it, drains and checkpoints archive into the filesystem store.
-const backend =
-  env.BERTH_SECRET === undefined
-    ? undefined
-    : new LocalBackend({
-        dataDir: resolve(env.BERTH_DATA_DIR),
-        secret: env.BERTH_SECRET,
-        isolation: "auto",
-        logger,
-      });
+const { registry: backends, local } = backendsFromEnv({
+  env,
+  local:
+    env.BERTH_SECRET === undefined
+      ? undefined
+      : { dataDir: resolve(env.BERTH_DATA_DIR), secret: env.BERTH_SECRET, isolation: "auto", logger },
+});
+const anyBackend = backends.kinds().length > 0;
 const store = new FilesystemArchiveStore({
   root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
 });
-const archiver =
-  backend === undefined
-    ? undefined
-    : new WorkspaceArchiver({
+const archiver = !anyBackend
+  ? undefined
+  : new WorkspaceArchiver({
         resources,
-        backend,
+        backends,
         store,
         keepRevisions: env.BERTH_ARCHIVE_KEEP,
         // Drains' and checkpoints' progress, for whoever follows the session on any replica.
@@ -60,17 +58,17 @@ const archiver =
 const reaper = new ReaperSystem({
   resources,
   drainPort:
-    backend === undefined || archiver === undefined
+    archiver === undefined
       ? captureUnavailableDrainPort
-      : backendDrainPort({ backend, archiver }),
+      : backendDrainPort({ backends, archiver }),
 });
-const orphans = backend === undefined ? undefined : new OrphanSweepSystem({ resources, backend });
+const orphans = !anyBackend ? undefined : new OrphanSweepSystem({ resources, backends });
 // Boxes left unisolated (started while bubblewrap did not work) are replaced as they drain once a
 // box started here would get bubblewrap: this backend probes it again every minute until it does.
 const rotation =
-  backend === undefined
+  local === undefined
     ? undefined
-    : new IsolationRotationSystem({ resources, isolationNow: () => backend.resolveIsolation() });
+    : new IsolationRotationSystem({ resources, isolationNow: () => local.resolveIsolation() });
 const checkpoints =
   archiver === undefined
     ? undefined

@@ -1,3 +1,4 @@
+import { BackendRegistry } from "@berth/sandbox";
 // Issue 33 item 5: every error's `retryable` and message tell the truth about the next call.
 // Each test makes one recovery path fail through the real HTTP API (a typed tRPC client reading
 // `data.berth`), then makes the NEXT call and checks it does what the first answer said:
@@ -43,14 +44,14 @@ function boxesOver(db: DbClient, options: { restores: boolean }): BoxAccess {
   const restorer = options.restores ? new ArchiveRestorer({ db, store }) : undefined;
   return new BoxAccess({
     resources,
-    backend: racepoints,
+    backends: BackendRegistry.of(racepoints),
     spawner: new SpawnerSystem({
       resources,
-      backend: racepoints,
+      backends: BackendRegistry.of(racepoints),
       readinessTimeoutMs: 10_000,
       ...(restorer === undefined ? {} : { restorer }),
     }),
-    archiver: new WorkspaceArchiver({ resources, backend: racepoints, store }),
+    archiver: new WorkspaceArchiver({ resources, backends: BackendRegistry.of(racepoints), store }),
     pollMs: 50,
   });
 }
@@ -204,8 +205,8 @@ function reaper(): ReaperSystem {
   return new ReaperSystem({
     resources,
     drainPort: backendDrainPort({
-      backend,
-      archiver: new WorkspaceArchiver({ resources, backend, store }),
+      backends: BackendRegistry.of(backend),
+      archiver: new WorkspaceArchiver({ resources, backends: BackendRegistry.of(backend), store }),
     }),
   });
 }

@@ -5,7 +5,7 @@ import { RecoverySystem, type PublishOutcome } from "../lease/recoverySystem.ts"
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import type { CaptureResult } from "../reaper/drainPort.ts";
-import type { Backend } from "../spawner/backend.ts";
+import type { BackendRegistry } from "../backends/backendRegistry.ts";
 import { archiveKey, compressor } from "./archiveFormat.ts";
 import { findArchive, pruneArchives } from "./archiveRows.ts";
 import type { ArchiveStore, BlobDigest, PendingBlob } from "./archiveStore.ts";
@@ -13,7 +13,8 @@ import { throttled, type ProgressListener } from "./progress.ts";
 
 export interface ArchiverOptions {
   readonly resources: LeaseResources;
-  readonly backend: Backend;
+  /** A lease's box is captured through the backend the lease names. */
+  readonly backends: BackendRegistry;
   readonly store: ArchiveStore;
   /** Retention: how many revisions of a lease to keep (the current and selected always stay). */
   readonly keepRevisions?: number;
@@ -43,7 +44,7 @@ const optionsSchema = z.object({
  */
 export class WorkspaceArchiver {
   readonly #resources: LeaseResources;
-  readonly #backend: Backend;
+  readonly #backends: BackendRegistry;
   readonly #store: ArchiveStore;
   readonly #recovery: RecoverySystem;
   readonly #leases: LeaseSystem;
@@ -57,7 +58,7 @@ export class WorkspaceArchiver {
       maxAttempts: options.maxAttempts,
     });
     this.#resources = options.resources;
-    this.#backend = options.backend;
+    this.#backends = options.backends;
     this.#store = options.store;
     this.#recovery = new RecoverySystem(options.resources);
     this.#leases = new LeaseSystem(options.resources);
@@ -85,7 +86,7 @@ export class WorkspaceArchiver {
       try {
         captured = await this.#captureBlob(current, instanceId);
       } catch (error) {
-        if (await this.#isGone(instanceId)) return { kind: "provider_missing" };
+        if (await this.#isGone(current, instanceId)) return { kind: "provider_missing" };
         return { kind: "unavailable", reason: `capture failed: ${describe(error)}` };
       }
       const published = await this.#publish({
@@ -112,7 +113,7 @@ export class WorkspaceArchiver {
 
   /** Streams the box's capture through gzip into a pending blob; nothing is committed yet. */
   async #captureBlob(lease: LeaseSnapshot, instanceId: string): Promise<Captured> {
-    const client = await this.#backend.connect(instanceId);
+    const client = await this.#backends.backendFor(lease).connect(instanceId);
     const pending = await this.#store.begin();
     const progress = throttled(this.#onProgress);
     try {
@@ -204,9 +205,9 @@ export class WorkspaceArchiver {
     await Promise.allSettled(keys.map((key) => this.#store.remove(key)));
   }
 
-  async #isGone(instanceId: string): Promise<boolean> {
+  async #isGone(lease: LeaseSnapshot, instanceId: string): Promise<boolean> {
     try {
-      const box = (await this.#backend.inventory()).find((info) => info.instanceId === instanceId);
+      const box = (await this.#backends.backendFor(lease).inventory()).find((info) => info.instanceId === instanceId);
       return box === undefined || box.state === "gone";
     } catch {
       return false;

@@ -84,6 +84,22 @@ export const backendErrorCodes = [
 ] as const;
 export type BackendErrorCode = (typeof backendErrorCodes)[number];
 
+/**
+ * How each BackendError code reaches clients (`data.berth.code`, mapped in the API's error
+ * table): capacity and unavailable may succeed on a later call, invalid and internal will not.
+ */
+export const backendErrorAnswers = {
+  not_found: { code: "backend_not_found", retryable: false },
+  capacity: { code: "backend_capacity", retryable: true },
+  unavailable: { code: "backend_unavailable", retryable: true },
+  invalid: { code: "backend_invalid", retryable: false },
+  internal: { code: "backend_internal", retryable: false },
+} as const satisfies Record<BackendErrorCode, { code: `backend_${string}`; retryable: boolean }>;
+export type BackendAnswerCode = (typeof backendErrorAnswers)[BackendErrorCode]["code"];
+export const backendAnswerCodes = Object.values(backendErrorAnswers).map(
+  (answer) => answer.code,
+) as BackendAnswerCode[];
+
 export class BackendError extends Error {
   override readonly name = "BackendError";
   readonly code: BackendErrorCode;

@@ -1,3 +1,4 @@
+import { BackendRegistry } from "../backends/backendRegistry.ts";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -18,7 +19,7 @@ async function warmBox(w: LeaseWorld, shape: { bytes: number; entries: number })
   if (acquired.role !== "spawner") throw new Error(acquired.role);
   const box = await new SpawnerSystem({
     resources: { db: w.db, clock: w.clock, config: w.config },
-    backend: local.backend,
+    backends: BackendRegistry.of(local.backend),
   }).establish(acquired.lease);
   const workspace = join(local.dataDir, "boxes", box.instanceId, "workspace");
   const tree = await writeWorkspaceTree(workspace, { ...shape, seed: 20 });

@@ -1,3 +1,4 @@
+import { BackendRegistry } from "../backends/backendRegistry.ts";
 // Run as a child process by archiveMemory.test.ts: captures (or restores) one lease's workspace
 // and prints the peak memory growth of this process and of the box's boxd, as JSON.
 import { join } from "node:path";
@@ -44,7 +45,7 @@ async function capture(group: Group): Promise<Record<string, unknown>> {
   if (lease?.instanceId == null) throw new Error("the probe needs a warm lease");
   const boxdIdle = await boxMemory(lease.instanceId, "VmRSS");
   const base = process.memoryUsage().rss;
-  const captured = await new WorkspaceArchiver({ resources, backend, store }).capture(lease, {
+  const captured = await new WorkspaceArchiver({ resources, backends: BackendRegistry.of(backend), store }).capture(lease, {
     actor: "probe",
   });
   if (captured.kind !== "published") throw new Error(`capture: ${JSON.stringify(captured)}`);
@@ -62,7 +63,7 @@ async function restore(group: Group): Promise<Record<string, unknown>> {
   const base = process.memoryUsage().rss;
   const restored = await new SpawnerSystem({
     resources,
-    backend,
+    backends: BackendRegistry.of(backend),
     restorer: new ArchiveRestorer({ db, store }),
   }).establish(spawn.lease);
   return {

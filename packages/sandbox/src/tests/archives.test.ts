@@ -1,3 +1,4 @@
+import { BackendRegistry } from "../backends/backendRegistry.ts";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BoxClient } from "@berth/box-protocol";
@@ -39,7 +40,7 @@ function spawnerOf(
 ) {
   return new SpawnerSystem({
     resources: resourcesOf(w),
-    backend: options.over ?? backend,
+    backends: BackendRegistry.of(options.over ?? backend),
     restorer: new ArchiveRestorer({ db: w.db, store, onProgress: options.onProgress }),
     readinessTimeoutMs: 5_000,
   });
@@ -55,7 +56,7 @@ function archiverOf(
 ) {
   return new WorkspaceArchiver({
     resources: resourcesOf(w),
-    backend: options.over ?? backend,
+    backends: BackendRegistry.of(options.over ?? backend),
     store,
     keepRevisions: options.keepRevisions,
     onProgress: options.onProgress,
@@ -270,7 +271,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     const admin = new RecoveryActions({
       resources: resourcesOf(w),
-      drainPort: backendDrainPort({ backend, archiver }),
+      drainPort: backendDrainPort({ backends: BackendRegistry.of(backend), archiver }),
     });
     const restoredRevision = await admin.restoreRevision({
       lease: await current(w, s),
@@ -440,7 +441,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     const reaper = new ReaperSystem({
       resources: resourcesOf(w),
-      drainPort: backendDrainPort({ backend, archiver: archiverOf(w) }),
+      drainPort: backendDrainPort({ backends: BackendRegistry.of(backend), archiver: archiverOf(w) }),
     });
     const report = await reaper.sweepOnce();
 

@@ -1,3 +1,4 @@
+import { BackendRegistry } from "../backends/backendRegistry.ts";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -25,16 +26,16 @@ function accessFor(w: LeaseWorld, touchEveryMs?: number) {
   const resources = { db: w.db, clock: w.clock, config: w.config };
   const store = new FilesystemArchiveStore({ root: join(local.dataDir, "archives") });
   const restorer = new ArchiveRestorer({ db: w.db, store });
-  const spawner = new SpawnerSystem({ resources, backend, restorer, readinessTimeoutMs: 10_000 });
+  const spawner = new SpawnerSystem({ resources, backends: BackendRegistry.of(backend), restorer, readinessTimeoutMs: 10_000 });
   return {
     access: new BoxAccess({
       resources,
-      backend,
+      backends: BackendRegistry.of(backend),
       spawner,
       pollMs: 50,
       ...(touchEveryMs === undefined ? {} : { touchEveryMs }),
     }),
-    archiver: new WorkspaceArchiver({ resources, backend, store }),
+    archiver: new WorkspaceArchiver({ resources, backends: BackendRegistry.of(backend), store }),
   };
 }
 

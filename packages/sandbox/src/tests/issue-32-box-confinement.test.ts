@@ -1,3 +1,4 @@
+import { BackendRegistry } from "../backends/backendRegistry.ts";
 // Issue 32: the lease records what each box was given — its isolation, network and limits — in
 // the step that records the box, the machines view shows it, and it is forgotten with the box.
 // Real spawns on the local backend (real boxd, bubblewrap where the machine has it) and Postgres.
@@ -41,7 +42,7 @@ async function spawnOver(
   if (arrival.role !== "spawner") throw new Error(`expected spawner, got ${arrival.role}`);
   const spawner = new SpawnerSystem({
     resources: { db: w.db, clock: w.clock, config: w.config },
-    backend,
+    backends: BackendRegistry.of(backend),
     readinessTimeoutMs: 10_000,
   });
   return (await spawner.establish(arrival.lease)).lease;

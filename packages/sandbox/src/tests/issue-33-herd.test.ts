@@ -1,3 +1,4 @@
+import { BackendRegistry } from "../backends/backendRegistry.ts";
 import { afterEach, describe, expect, it } from "vitest";
 import { LeaseEventFeed } from "../events/leaseEventFeed.ts";
 import { listenerApplicationName } from "../events/notificationListener.ts";
@@ -42,8 +43,8 @@ describe("a herd on a cold session", () => {
     const wakeups = countingWakeups(feed);
     const access = new BoxAccess({
       resources,
-      backend: local.backend,
-      spawner: new SpawnerSystem({ resources, backend: local.backend, readinessTimeoutMs: 20_000 }),
+      backends: BackendRegistry.of(local.backend),
+      spawner: new SpawnerSystem({ resources, backends: BackendRegistry.of(local.backend), readinessTimeoutMs: 20_000 }),
       wakeups,
       // Far longer than this test may run: only a NOTIFY can wake the waiters in time.
       pollMs: 600_000,
