@@ -24,6 +24,8 @@ export async function startDemoBox(options: {
   dataDir: string;
   archiveDir: string;
   secret: string;
+  /** This installation's id (checked at start): the demo box records it. */
+  installationId: string;
   logger: Logger;
 }): Promise<{ instanceId: string; release(): Promise<void> }> {
   const db = createDbClient({ connectionString: options.databaseUrl, maxConnections: 2 });
@@ -33,7 +35,13 @@ export async function startDemoBox(options: {
   // the children run with: its box is always a local one in the data folder.
   const { registry: backends } = backendsFromEnv({
     env: { BERTH_BACKEND: "local" },
-    local: { dataDir: options.dataDir, secret: options.secret, isolation: "auto", logger: options.logger },
+    local: {
+      dataDir: options.dataDir,
+      secret: options.secret,
+      isolation: "auto",
+      logger: options.logger,
+      installationId: () => Promise.resolve(options.installationId),
+    },
   });
   // The demo box may come back from an archive (the worker drained it while Berth was stopped).
   const restorer = new ArchiveRestorer({

@@ -9,6 +9,7 @@ import {
   captureUnavailableDrainPort,
   CheckpointSystem,
   DatabaseClock,
+  ensureInstallationId,
   FilesystemArchiveStore,
   IsolationRotationSystem,
   leaseConfigFromEnv,
@@ -34,12 +35,28 @@ const resources = { db, clock: new DatabaseClock(db), config: leaseConfigFromEnv
 // Local boxes are managed only with BERTH_SECRET (their tokens derive from it). Without it,
 // capture is unavailable: a draining box that admitted writes waits rather than be stopped with
 // its workspace uncaptured. With it, drains and checkpoints archive into the filesystem store.
+// The data folder and the database must name the same installation, or nothing starts: two
+// Berths sharing either would sweep each other's boxes as orphans.
+let installationId: string;
+try {
+  installationId = await ensureInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) });
+} catch (error) {
+  logger.fatal({ err: error }, "the installation id could not be agreed; the worker does not start");
+  await db.$disconnect();
+  process.exit(1);
+}
 const { registry: backends, local } = backendsFromEnv({
   env,
   local:
     env.BERTH_SECRET === undefined
       ? undefined
-      : { dataDir: resolve(env.BERTH_DATA_DIR), secret: env.BERTH_SECRET, isolation: "auto", logger },
+      : {
+          dataDir: resolve(env.BERTH_DATA_DIR),
+          secret: env.BERTH_SECRET,
+          isolation: "auto",
+          logger,
+          installationId: () => Promise.resolve(installationId),
+        },
 });
 const anyBackend = backends.kinds().length > 0;
 const store = new FilesystemArchiveStore({

@@ -5,6 +5,7 @@ import {
   BoxAccess,
   FilesystemArchiveStore,
   backendsFromEnv,
+  lazyInstallationId,
   leaseConfigFromEnv,
   type LeaseWakeups,
   progressRecorder,
@@ -164,6 +165,7 @@ function configuredBoxes(
         dataDir: resolve(env.BERTH_DATA_DIR),
         secret: env.BERTH_SECRET,
         isolation: "auto",
+        installationId: lazyInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) }),
         ...(env.BERTH_BOXD_ENTRY === undefined ? {} : { boxdEntry: env.BERTH_BOXD_ENTRY }),
       },
     });

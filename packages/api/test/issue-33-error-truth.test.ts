@@ -314,12 +314,36 @@ describe("a restore", () => {
 describe("a spawn", () => {
   it("whose create fails: spawn_failed, retryable, and the next call gets a box", async () => {
     const on = await newSession();
-    racepoints.arm({ createFails: new BackendError({ code: "capacity", message: "no room" }) });
+    racepoints.arm({ createFails: new BackendError({ code: "unavailable", message: "down" }) });
     const first = await outcome(berth().fs.list.query({ ...on, path: "" }));
     racepoints.arm({});
     expect(refusal(first).berth).toEqual({ code: "spawn_failed", retryable: true });
 
     const next = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    expectTruthful(first, next);
+  });
+
+  // Issue 34: a BackendError's code reaches the client through the error table.
+  it("whose backend is at capacity: backend_capacity, retryable, and the next call gets a box", async () => {
+    const on = await newSession();
+    racepoints.arm({ createFails: new BackendError({ code: "capacity", message: "no room" }) });
+    const first = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    racepoints.arm({});
+    expect(refusal(first).berth).toEqual({ code: "backend_capacity", retryable: true });
+    expect(refusal(first).message).toContain("no room");
+
+    const next = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    expectTruthful(first, next);
+  });
+
+  it("whose backend refuses it as invalid: backend_invalid, final, and refused again", async () => {
+    const on = await newSession();
+    racepoints.arm({ createFails: new BackendError({ code: "invalid", message: "bad profile" }) });
+    const first = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    expect(refusal(first).berth).toEqual({ code: "backend_invalid", retryable: false });
+
+    const next = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    racepoints.arm({});
     expectTruthful(first, next);
   });
 

@@ -19,6 +19,12 @@ export {
 } from "./backends/backendRegistry.ts";
 export type { BackendKind, NamesBackend } from "./backends/backendRegistry.ts";
 export { backendsFromEnv } from "./backends/backendsFromEnv.ts";
+export {
+  ensureInstallationId,
+  installationIdFile,
+  InstallationMismatchError,
+  lazyInstallationId,
+} from "./backends/installationId.ts";
 export type { ConfiguredBackends } from "./backends/backendsFromEnv.ts";
 export * from "./archives/index.ts";
 export * from "./lease/index.ts";

@@ -8,6 +8,12 @@ export interface BoxMetadata {
   /** The warming epoch whose spawner created it. */
   readonly epoch: number;
   readonly allocationId: string;
+  /**
+   * The installation that created the box, set by the backend from its own configuration (a
+   * caller's is ignored); absent on boxes from before installations were recorded, which count
+   * as this installation's. An inventory lists only its own installation's boxes.
+   */
+  readonly installationId?: string;
 }
 
 /**
