@@ -13,7 +13,9 @@ import {
   installationIdFile,
   InstallationMismatchError,
 } from "../backends/installationId.ts";
+import { backendsFromEnv } from "../backends/backendsFromEnv.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
+import { sandboxEnvSchema } from "../env.ts";
 import { BoxAccess, type BoxCall } from "../services/boxAccess.ts";
 import { OrphanSweepSystem } from "../spawner/orphanSweep.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
@@ -130,6 +132,29 @@ describe("the backend registry", () => {
     expect(registry.kinds()).toEqual(["local"]);
     expect(registry.isConfigured("kubernetes")).toBe(false);
     expect(() => registry.requireConfigured("kubernetes")).toThrow(/BERTH_BACKEND=kubernetes/);
+  });
+});
+
+describe("BERTH_BACKEND", () => {
+  it("defaults to local, and the one construction configures exactly that", () => {
+    const env = sandboxEnvSchema.parse({});
+    expect(env.BERTH_BACKEND).toBe("local");
+    const { registry, local: built } = backendsFromEnv({
+      env,
+      local: { dataDir: localDir, secret: TEST_BOX_SECRET, isolation: "auto" },
+    });
+    expect(registry.kinds()).toEqual(["local"]);
+    expect(registry.backendFor({ backend: "local" })).toBe(built);
+  });
+
+  it("refuses kubernetes at start, saying its adapter arrives in part 3", () => {
+    const parsed = sandboxEnvSchema.safeParse({ BERTH_BACKEND: "kubernetes" });
+    expect(parsed.error?.issues).toMatchObject([
+      { path: ["BERTH_BACKEND"], message: expect.stringMatching(/part 3 \(issue 37\)/) },
+    ]);
+    expect(sandboxEnvSchema.safeParse({ BERTH_BACKEND: "docker" }).error?.issues).toMatchObject([
+      { path: ["BERTH_BACKEND"], message: "must be one of local, kubernetes" },
+    ]);
   });
 });
 
