@@ -1,4 +1,3 @@
-import { BackendRegistry } from "@berth/sandbox";
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,6 +7,7 @@ import type { DbClient } from "@berth/db";
 import {
   AdmissionSystem,
   ArchiveRestorer,
+  BackendRegistry,
   DatabaseClock,
   defaultLeaseConfig,
   FilesystemArchiveStore,
@@ -58,8 +58,17 @@ export class ArchiveWorld implements AsyncDisposable {
     this.leases = new LeaseSystem(resources);
     this.warming = new WarmingSystem(resources);
     this.admissions = new AdmissionSystem(resources);
-    this.spawner = new SpawnerSystem({ resources, backends: BackendRegistry.of(this.backend), restorer });
-    this.archiver = new WorkspaceArchiver({ resources, backends: BackendRegistry.of(this.backend), store, onProgress });
+    this.spawner = new SpawnerSystem({
+      resources,
+      backends: BackendRegistry.of(this.backend),
+      restorer,
+    });
+    this.archiver = new WorkspaceArchiver({
+      resources,
+      backends: BackendRegistry.of(this.backend),
+      store,
+      onProgress,
+    });
   }
 
   static async create(db: DbClient): Promise<ArchiveWorld> {

@@ -1,10 +1,10 @@
-import { BackendRegistry } from "@berth/sandbox";
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import {
+  BackendRegistry,
   boxdArgv,
   DatabaseClock,
   defaultBoxdEntry,

@@ -41,7 +41,10 @@ let installationId: string;
 try {
   installationId = await ensureInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) });
 } catch (error) {
-  logger.fatal({ err: error }, "the installation id could not be agreed; the worker does not start");
+  logger.fatal(
+    { err: error },
+    "the installation id could not be agreed; the worker does not start",
+  );
   await db.$disconnect();
   process.exit(1);
 }
@@ -65,19 +68,17 @@ const store = new FilesystemArchiveStore({
 const archiver = !anyBackend
   ? undefined
   : new WorkspaceArchiver({
-        resources,
-        backends,
-        store,
-        keepRevisions: env.BERTH_ARCHIVE_KEEP,
-        // Drains' and checkpoints' progress, for whoever follows the session on any replica.
-        onProgress: progressRecorder(db),
-      });
+      resources,
+      backends,
+      store,
+      keepRevisions: env.BERTH_ARCHIVE_KEEP,
+      // Drains' and checkpoints' progress, for whoever follows the session on any replica.
+      onProgress: progressRecorder(db),
+    });
 const reaper = new ReaperSystem({
   resources,
   drainPort:
-    archiver === undefined
-      ? captureUnavailableDrainPort
-      : backendDrainPort({ backends, archiver }),
+    archiver === undefined ? captureUnavailableDrainPort : backendDrainPort({ backends, archiver }),
 });
 const orphans = !anyBackend ? undefined : new OrphanSweepSystem({ resources, backends });
 // Boxes left unisolated (started while bubblewrap did not work) are replaced as they drain once a

@@ -1,4 +1,3 @@
-import { BackendRegistry } from "@berth/sandbox";
 // Issue 33 item 5: every error's `retryable` and message tell the truth about the next call.
 // Each test makes one recovery path fail through the real HTTP API (a typed tRPC client reading
 // `data.berth`), then makes the NEXT call and checks it does what the first answer said:
@@ -10,17 +9,18 @@ import { mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { join } from "node:path";
 import {
   ArchiveRestorer,
-  BackendError,
   backendDrainPort,
+  BackendError,
+  BackendRegistry,
   BoxAccess,
   defaultLeaseConfig,
   FilesystemArchiveStore,
+  type LeaseConfig,
   LeaseSystem,
   LocalBackend,
   ReaperSystem,
   SpawnerSystem,
   WorkspaceArchiver,
-  type LeaseConfig,
 } from "@berth/sandbox";
 import { killBox, ManualClock, RacepointBackend } from "@berth/sandbox/testing";
 import type { DbClient } from "@berth/db";

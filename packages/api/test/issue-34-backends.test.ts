@@ -55,7 +55,10 @@ async function refusalOf(call: Promise<unknown>) {
 
 describe("sessions.create", () => {
   it("refuses a backend this server does not configure, writing nothing", async () => {
-    const before = { sessions: await suite.db.session.count(), leases: await suite.db.sandboxLease.count() };
+    const before = {
+      sessions: await suite.db.session.count(),
+      leases: await suite.db.sandboxLease.count(),
+    };
 
     const refused = await refusalOf(
       berth().sessions.create.mutate({ workspaceId, title: "On a cluster", backend: "kubernetes" }),
@@ -83,7 +86,12 @@ describe("a box call", () => {
   it("on a lease naming an unconfigured backend answers backend_not_configured, leaving it cold", async () => {
     // As a database shared with an installation that configures kubernetes would hold it.
     const session = await suite.db.session.create({
-      data: { workspaceId, title: "Elsewhere", sandboxGroupId: crypto.randomUUID(), backend: "kubernetes" },
+      data: {
+        workspaceId,
+        title: "Elsewhere",
+        sandboxGroupId: crypto.randomUUID(),
+        backend: "kubernetes",
+      },
     });
     const on = { workspaceId, sessionId: session.id };
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { backendKinds } from "./backends/backendRegistry.ts";
+import { backendKinds } from "./spawner/backendRegistry.ts";
 import type { LeaseConfig } from "./lease/config.ts";
 
 const ms = (fallback: number) =>

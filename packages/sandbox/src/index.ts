@@ -16,8 +16,8 @@ export {
   BackendNotConfiguredError,
   BackendRegistry,
   backendKinds,
-} from "./backends/backendRegistry.ts";
-export type { BackendKind, NamesBackend } from "./backends/backendRegistry.ts";
+} from "./spawner/backendRegistry.ts";
+export type { BackendKind, NamesBackend } from "./spawner/backendRegistry.ts";
 export { backendsFromEnv } from "./backends/backendsFromEnv.ts";
 export {
   ensureInstallationId,

@@ -5,7 +5,7 @@ import { RecoverySystem, type PublishOutcome } from "../lease/recoverySystem.ts"
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import type { CaptureResult } from "../reaper/drainPort.ts";
-import type { BackendRegistry } from "../backends/backendRegistry.ts";
+import type { BackendRegistry } from "../spawner/backendRegistry.ts";
 import { archiveKey, compressor } from "./archiveFormat.ts";
 import { findArchive, pruneArchives } from "./archiveRows.ts";
 import type { ArchiveStore, BlobDigest, PendingBlob } from "./archiveStore.ts";
@@ -207,7 +207,9 @@ export class WorkspaceArchiver {
 
   async #isGone(lease: LeaseSnapshot, instanceId: string): Promise<boolean> {
     try {
-      const box = (await this.#backends.backendFor(lease).inventory()).find((info) => info.instanceId === instanceId);
+      const box = (await this.#backends.backendFor(lease).inventory()).find(
+        (info) => info.instanceId === instanceId,
+      );
       return box === undefined || box.state === "gone";
     } catch {
       return false;

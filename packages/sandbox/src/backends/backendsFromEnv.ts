@@ -1,5 +1,5 @@
 import { assertNever } from "../lease/errors.ts";
-import { BackendRegistry, type BackendKind } from "./backendRegistry.ts";
+import { BackendRegistry, type BackendKind } from "../spawner/backendRegistry.ts";
 import { LocalBackend } from "./local/localBackend.ts";
 import type { LocalBackendOptions } from "./local/localSettings.ts";
 

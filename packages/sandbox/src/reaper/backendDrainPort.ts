@@ -1,6 +1,6 @@
 import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
-import type { BackendRegistry } from "../backends/backendRegistry.ts";
+import type { BackendRegistry } from "../spawner/backendRegistry.ts";
 import type { DrainPort } from "./drainPort.ts";
 
 /**
@@ -14,7 +14,8 @@ export function backendDrainPort(options: {
   return {
     capture: (lease, actor) => options.archiver.capture(lease, { actor }),
     stop: async (lease: LeaseSnapshot) => {
-      if (lease.instanceId !== null) await options.backends.backendFor(lease).terminate(lease.instanceId);
+      if (lease.instanceId !== null)
+        await options.backends.backendFor(lease).terminate(lease.instanceId);
     },
   };
 }

@@ -13,7 +13,7 @@ import { WarmingSystem } from "../lease/warmingSystem.ts";
 import { backendDrainPort } from "../reaper/backendDrainPort.ts";
 import { captureUnavailableDrainPort } from "../reaper/drainPort.ts";
 import { RouteStep, type Route } from "../routing/routeStep.ts";
-import type { BackendKind, BackendRegistry } from "../backends/backendRegistry.ts";
+import type { BackendKind, BackendRegistry } from "../spawner/backendRegistry.ts";
 import { BackendError } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";

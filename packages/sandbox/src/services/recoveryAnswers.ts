@@ -1,7 +1,7 @@
 import { blockedReason } from "../lease/blocking.ts";
 import { assertNever, type CasOutcome } from "../lease/errors.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
-import { BackendNotConfiguredError } from "../backends/backendRegistry.ts";
+import { BackendNotConfiguredError } from "../spawner/backendRegistry.ts";
 import { BackendError } from "../spawner/backend.ts";
 import type { SpawnError } from "../spawner/spawnError.ts";
 import { BoxServiceError } from "./boxServiceError.ts";

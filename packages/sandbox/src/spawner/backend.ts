@@ -102,9 +102,9 @@ export const backendErrorAnswers = {
   internal: { code: "backend_internal", retryable: false },
 } as const satisfies Record<BackendErrorCode, { code: `backend_${string}`; retryable: boolean }>;
 export type BackendAnswerCode = (typeof backendErrorAnswers)[BackendErrorCode]["code"];
-export const backendAnswerCodes = Object.values(backendErrorAnswers).map(
-  (answer) => answer.code,
-) as BackendAnswerCode[];
+export const backendAnswerCodes: readonly BackendAnswerCode[] = Object.values(
+  backendErrorAnswers,
+).map((answer) => answer.code);
 
 export class BackendError extends Error {
   override readonly name = "BackendError";

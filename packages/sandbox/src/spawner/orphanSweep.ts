@@ -1,5 +1,5 @@
 import type { LeaseResources } from "../lease/resources.ts";
-import type { BackendRegistry } from "../backends/backendRegistry.ts";
+import type { BackendRegistry } from "./backendRegistry.ts";
 import type { Backend, BoxInfo } from "./backend.ts";
 
 export interface OrphanSweepReport {
@@ -33,7 +33,8 @@ export class OrphanSweepSystem {
     const found: { readonly backend: Backend; readonly box: BoxInfo }[] = [];
     for (const [, backend] of this.#backends.entries()) {
       for (const box of await backend.inventory()) {
-        if (box.state !== "gone" && box.createdAt.getTime() <= horizon) found.push({ backend, box });
+        if (box.state !== "gone" && box.createdAt.getTime() <= horizon)
+          found.push({ backend, box });
       }
     }
     const boxes = found.map(({ box }) => box);

@@ -7,7 +7,7 @@ import { RecoverySystem } from "../lease/recoverySystem.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
-import type { BackendRegistry } from "../backends/backendRegistry.ts";
+import type { BackendRegistry } from "./backendRegistry.ts";
 import type { Backend, CreatedBox } from "./backend.ts";
 import { waitForExecReady } from "./readiness.ts";
 import { settled, unwrap } from "./settled.ts";
@@ -78,8 +78,18 @@ export class SpawnerSystem {
       backend = this.#backends.backendFor(spawned);
     } catch (error) {
       // Nothing was created: the lease goes cold, and the caller hears which backend is missing.
-      const failed = await this.#fail({ fence, restore: undefined, error, reason: "create_failed" });
-      throw new SpawnError({ code: "create_failed", message: message(error), lease: failed, cause: error });
+      const failed = await this.#fail({
+        fence,
+        restore: undefined,
+        error,
+        reason: "create_failed",
+      });
+      throw new SpawnError({
+        code: "create_failed",
+        message: message(error),
+        lease: failed,
+        cause: error,
+      });
     }
     const restore =
       spawned.archiveStatus === "none" ? undefined : await this.#beginRestore(spawned);

@@ -1,4 +1,3 @@
-import { BackendRegistry } from "../backends/backendRegistry.ts";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -7,6 +6,7 @@ import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { writeWorkspaceTree } from "../testing/workspaceTree.ts";
 import { seedSession, settledWrite, useLeaseWorld, type LeaseWorld } from "./leaseFixture.ts";
 import { killBox, TEST_BOX_SECRET, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const world = useLeaseWorld();
 const local = useLocalBackend();

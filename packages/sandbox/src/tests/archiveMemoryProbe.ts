@@ -1,4 +1,3 @@
-import { BackendRegistry } from "../backends/backendRegistry.ts";
 // Run as a child process by archiveMemory.test.ts: captures (or restores) one lease's workspace
 // and prints the peak memory growth of this process and of the box's boxd, as JSON.
 import { join } from "node:path";
@@ -12,6 +11,7 @@ import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
 import { boxMemory } from "../testing/boxProcesses.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 interface Group {
   readonly workspaceId: string;
@@ -45,7 +45,11 @@ async function capture(group: Group): Promise<Record<string, unknown>> {
   if (lease?.instanceId == null) throw new Error("the probe needs a warm lease");
   const boxdIdle = await boxMemory(lease.instanceId, "VmRSS");
   const base = process.memoryUsage().rss;
-  const captured = await new WorkspaceArchiver({ resources, backends: BackendRegistry.of(backend), store }).capture(lease, {
+  const captured = await new WorkspaceArchiver({
+    resources,
+    backends: BackendRegistry.of(backend),
+    store,
+  }).capture(lease, {
     actor: "probe",
   });
   if (captured.kind !== "published") throw new Error(`capture: ${JSON.stringify(captured)}`);

@@ -1,4 +1,3 @@
-import { BackendRegistry } from "../backends/backendRegistry.ts";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BoxClient } from "@berth/box-protocol";
@@ -19,6 +18,7 @@ import { SpawnError } from "../spawner/spawnError.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 import { boxProcessesGone, killBox, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const world = useLeaseWorld();
 const local = useLocalBackend();
@@ -441,7 +441,10 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     const reaper = new ReaperSystem({
       resources: resourcesOf(w),
-      drainPort: backendDrainPort({ backends: BackendRegistry.of(backend), archiver: archiverOf(w) }),
+      drainPort: backendDrainPort({
+        backends: BackendRegistry.of(backend),
+        archiver: archiverOf(w),
+      }),
     });
     const report = await reaper.sweepOnce();
 

@@ -1,4 +1,3 @@
-import { BackendRegistry } from "../backends/backendRegistry.ts";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +10,7 @@ import { BoxServiceError } from "../services/boxServiceError.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 import { killBox, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 // Box services' access path over real Postgres, real boxd processes and real concurrency.
 
@@ -26,7 +26,12 @@ function accessFor(w: LeaseWorld, touchEveryMs?: number) {
   const resources = { db: w.db, clock: w.clock, config: w.config };
   const store = new FilesystemArchiveStore({ root: join(local.dataDir, "archives") });
   const restorer = new ArchiveRestorer({ db: w.db, store });
-  const spawner = new SpawnerSystem({ resources, backends: BackendRegistry.of(backend), restorer, readinessTimeoutMs: 10_000 });
+  const spawner = new SpawnerSystem({
+    resources,
+    backends: BackendRegistry.of(backend),
+    restorer,
+    readinessTimeoutMs: 10_000,
+  });
   return {
     access: new BoxAccess({
       resources,

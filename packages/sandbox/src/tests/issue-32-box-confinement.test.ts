@@ -1,4 +1,3 @@
-import { BackendRegistry } from "../backends/backendRegistry.ts";
 // Issue 32: the lease records what each box was given — its isolation, network and limits — in
 // the step that records the box, the machines view shows it, and it is forgotten with the box.
 // Real spawns on the local backend (real boxd, bubblewrap where the machine has it) and Postgres.
@@ -19,6 +18,7 @@ import {
   type SeededSession,
 } from "./leaseFixture.ts";
 import { TEST_BOX_SECRET, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const ci = process.env.CI === "true" || process.env.CI === "1";
 // Under CI bubblewrap is required, so the bubblewrap case runs (and fails if it is missing).

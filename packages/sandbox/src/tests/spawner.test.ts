@@ -1,4 +1,3 @@
-import { BackendRegistry } from "../backends/backendRegistry.ts";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
@@ -20,6 +19,7 @@ import {
   type SeededSession,
 } from "./leaseFixture.ts";
 import { boxProcessesGone, killBox, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const world = useLeaseWorld();
 const local = useLocalBackend();

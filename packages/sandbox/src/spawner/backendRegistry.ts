@@ -1,4 +1,4 @@
-import type { Backend } from "../spawner/backend.ts";
+import type { Backend } from "./backend.ts";
 
 /** Every kind of backend a session (and so its lease) may name: the `backend` column's CHECK. */
 export const backendKinds = ["local", "kubernetes"] as const;
