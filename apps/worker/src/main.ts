@@ -41,10 +41,8 @@ let installationId: string;
 try {
   installationId = await ensureInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) });
 } catch (error) {
-  logger.fatal(
-    { err: error },
-    "the installation id could not be agreed; the worker does not start",
-  );
+  // The same fatal line as any failed start; `err` says why (a mismatch names both ids).
+  logger.fatal({ err: error }, "worker failed");
   await db.$disconnect();
   process.exit(1);
 }
