@@ -7,6 +7,7 @@ import type { DbClient } from "@berth/db";
 import {
   AdmissionSystem,
   ArchiveRestorer,
+  BackendRegistry,
   DatabaseClock,
   defaultLeaseConfig,
   FilesystemArchiveStore,
@@ -57,8 +58,17 @@ export class ArchiveWorld implements AsyncDisposable {
     this.leases = new LeaseSystem(resources);
     this.warming = new WarmingSystem(resources);
     this.admissions = new AdmissionSystem(resources);
-    this.spawner = new SpawnerSystem({ resources, backend: this.backend, restorer });
-    this.archiver = new WorkspaceArchiver({ resources, backend: this.backend, store, onProgress });
+    this.spawner = new SpawnerSystem({
+      resources,
+      backends: BackendRegistry.of(this.backend),
+      restorer,
+    });
+    this.archiver = new WorkspaceArchiver({
+      resources,
+      backends: BackendRegistry.of(this.backend),
+      store,
+      onProgress,
+    });
   }
 
   static async create(db: DbClient): Promise<ArchiveWorld> {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBoxClient, deriveBoxToken, type BoxClient } from "@berth/box-protocol";
 import {
+  BackendRegistry,
   boxdArgv,
   DatabaseClock,
   defaultBoxdEntry,
@@ -115,7 +116,7 @@ export default defineBenchmark({
     const backend = new LocalBackend({ dataDir, secret: SECRET, isolation: "auto" });
     const resources = { db, clock: new DatabaseClock(db), config: defaultLeaseConfig };
     const leases = new LeaseSystem(resources);
-    const spawner = new SpawnerSystem({ resources, backend });
+    const spawner = new SpawnerSystem({ resources, backends: BackendRegistry.of(backend) });
     const workspace = await db.workspace.create({ data: { slug: "bench-boxes", name: "Bench" } });
     const berth: number[] = [];
     const baseline: number[] = [];

@@ -182,6 +182,21 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
   restore_blocked: blocked,
   restore_failed: blocked,
 
+  // The backends (BERTH_BACKEND): what this server configures, and a backend's own refusals.
+  backend_not_configured: {
+    reason: "usage",
+    hint: () =>
+      "Use a backend this server configures (the message lists them; `local` by default), or ask its operator to configure this one.",
+  },
+  backend_capacity: {
+    reason: "retry",
+    hint: () => "The backend has no room for another box now; run the same command again later.",
+  },
+  backend_unavailable: retryLater,
+  backend_invalid: tellOperator,
+  backend_internal: tellOperator,
+  backend_not_found: report,
+
   // An admin's restore of a revision (the box keeps every write whenever one is refused).
   spawn_in_progress: retryLater,
   writes_in_flight: {

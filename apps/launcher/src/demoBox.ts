@@ -1,11 +1,11 @@
 import { createDbClient } from "@berth/db";
 import {
   ArchiveRestorer,
+  backendsFromEnv,
   DatabaseClock,
   defaultLeaseConfig,
   FilesystemArchiveStore,
   LeaseSystem,
-  LocalBackend,
   SpawnerSystem,
 } from "@berth/sandbox";
 import type { Logger } from "pino";
@@ -24,23 +24,31 @@ export async function startDemoBox(options: {
   dataDir: string;
   archiveDir: string;
   secret: string;
+  /** This installation's id (checked at start): the demo box records it. */
+  installationId: string;
   logger: Logger;
 }): Promise<{ instanceId: string; release(): Promise<void> }> {
   const db = createDbClient({ connectionString: options.databaseUrl, maxConnections: 2 });
   const resources = { db, clock: new DatabaseClock(db), config: defaultLeaseConfig };
   const leases = new LeaseSystem(resources);
-  const backend = new LocalBackend({
-    dataDir: options.dataDir,
-    secret: options.secret,
-    isolation: "auto",
-    logger: options.logger,
+  // The demo session names the local backend (it is created so below), whatever BERTH_BACKEND
+  // the children run with: its box is always a local one in the data folder.
+  const { registry: backends } = backendsFromEnv({
+    env: { BERTH_BACKEND: "local" },
+    local: {
+      dataDir: options.dataDir,
+      secret: options.secret,
+      isolation: "auto",
+      logger: options.logger,
+      installationId: () => Promise.resolve(options.installationId),
+    },
   });
   // The demo box may come back from an archive (the worker drained it while Berth was stopped).
   const restorer = new ArchiveRestorer({
     db,
     store: new FilesystemArchiveStore({ root: options.archiveDir }),
   });
-  const spawner = new SpawnerSystem({ resources, backend, restorer });
+  const spawner = new SpawnerSystem({ resources, backends, restorer });
   const workspace = await db.workspace.findUniqueOrThrow({ where: { slug: "demo" } });
   const session =
     (await db.session.findFirst({ where: { workspaceId: workspace.id, title: "Demo" } })) ??
@@ -66,7 +74,7 @@ export async function startDemoBox(options: {
     case "attached":
     case "rearmed":
       instanceId = acquired.lease.instanceId ?? "";
-      await backend.resume(instanceId);
+      await backends.backendFor(acquired.lease).resume(instanceId);
       break;
     case "fenced":
     case "blocked":

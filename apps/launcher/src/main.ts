@@ -73,9 +73,9 @@ try {
   // Loaded only now: the database and sandbox code takes seconds to load, and a refused start
   // (above) should say so at once. The demo's (the API's) only in demo mode, further down.
   const [
-    { redactDatabaseUrl },
+    { createDbClient, redactDatabaseUrl },
     { applyMigrations },
-    { defaultBoxdEntry },
+    { defaultBoxdEntry, ensureInstallationId },
     { startEmbeddedDatabase },
   ] = await Promise.all([
     import("@berth/db"),
@@ -102,6 +102,14 @@ try {
     { applied: migrations.applied.length, alreadyApplied: migrations.alreadyApplied.length },
     "migrations up to date",
   );
+  // The data folder and the database must name the same installation (first start: both get a
+  // new id), or nothing starts: two Berths sharing either would sweep each other's boxes.
+  const installationDb = createDbClient({ connectionString: databaseUrl, maxConnections: 1 });
+  const installationId = await ensureInstallationId({
+    db: installationDb,
+    dataDir: env.dataDir,
+  }).finally(() => installationDb.$disconnect());
+  logger.info({ installationId }, "installation");
   const secret = await resolveSecret({ fromEnv: env.BERTH_SECRET, dataDir: env.dataDir });
   const demo =
     env.BERTH_MODE === "demo"
@@ -117,6 +125,7 @@ try {
         dataDir: env.dataDir,
         archiveDir: env.archiveDir,
         secret,
+        installationId,
         logger,
       });
     } catch (error) {

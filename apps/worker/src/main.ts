@@ -7,13 +7,14 @@ import { createDbClient } from "@berth/db";
 import {
   AbandonedCaptureSystem,
   backendDrainPort,
+  backendsFromEnv,
   captureUnavailableDrainPort,
   CheckpointSystem,
   DatabaseClock,
+  ensureInstallationId,
   FilesystemArchiveStore,
   IsolationRotationSystem,
   leaseConfigFromEnv,
-  LocalBackend,
   OrphanSweepSystem,
   progressRecorder,
   ReaperSystem,
@@ -36,43 +37,56 @@ const resources = { db, clock: new DatabaseClock(db), config: leaseConfigFromEnv
 // Local boxes are managed only with BERTH_SECRET (their tokens derive from it). Without it,
 // capture is unavailable: a draining box that admitted writes waits rather than be stopped with
 // its workspace uncaptured. With it, drains and checkpoints archive into the filesystem store.
-const backend =
-  env.BERTH_SECRET === undefined
-    ? undefined
-    : new LocalBackend({
-        dataDir: resolve(env.BERTH_DATA_DIR),
-        secret: env.BERTH_SECRET,
-        isolation: "auto",
-        logger,
-      });
+// The data folder and the database must name the same installation, or nothing starts: two
+// Berths sharing either would sweep each other's boxes as orphans.
+let installationId: string;
+try {
+  installationId = await ensureInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) });
+} catch (error) {
+  // The same fatal line as any failed start; `err` says why (a mismatch names both ids).
+  logger.fatal({ err: error }, "worker failed");
+  await db.$disconnect();
+  process.exit(1);
+}
+const { registry: backends, local } = backendsFromEnv({
+  env,
+  local:
+    env.BERTH_SECRET === undefined
+      ? undefined
+      : {
+          dataDir: resolve(env.BERTH_DATA_DIR),
+          secret: env.BERTH_SECRET,
+          isolation: "auto",
+          logger,
+          installationId: () => Promise.resolve(installationId),
+        },
+});
+const anyBackend = backends.kinds().length > 0;
 const store = new FilesystemArchiveStore({
   root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
 });
-const archiver =
-  backend === undefined
-    ? undefined
-    : new WorkspaceArchiver({
-        resources,
-        backend,
-        store,
-        keepRevisions: env.BERTH_ARCHIVE_KEEP,
-        // Drains' and checkpoints' progress, for whoever follows the session on any replica.
-        onProgress: progressRecorder(db),
-      });
+const archiver = !anyBackend
+  ? undefined
+  : new WorkspaceArchiver({
+      resources,
+      backends,
+      store,
+      keepRevisions: env.BERTH_ARCHIVE_KEEP,
+      // Drains' and checkpoints' progress, for whoever follows the session on any replica.
+      onProgress: progressRecorder(db),
+    });
 const reaper = new ReaperSystem({
   resources,
   drainPort:
-    backend === undefined || archiver === undefined
-      ? captureUnavailableDrainPort
-      : backendDrainPort({ backend, archiver }),
+    archiver === undefined ? captureUnavailableDrainPort : backendDrainPort({ backends, archiver }),
 });
-const orphans = backend === undefined ? undefined : new OrphanSweepSystem({ resources, backend });
+const orphans = !anyBackend ? undefined : new OrphanSweepSystem({ resources, backends });
 // Boxes left unisolated (started while bubblewrap did not work) are replaced as they drain once a
 // box started here would get bubblewrap: this backend probes it again every minute until it does.
 const rotation =
-  backend === undefined
+  local === undefined
     ? undefined
-    : new IsolationRotationSystem({ resources, isolationNow: () => backend.resolveIsolation() });
+    : new IsolationRotationSystem({ resources, isolationNow: () => local.resolveIsolation() });
 const checkpoints =
   archiver === undefined
     ? undefined

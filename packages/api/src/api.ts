@@ -4,8 +4,9 @@ import {
   ArchiveRestorer,
   BoxAccess,
   FilesystemArchiveStore,
+  backendsFromEnv,
+  lazyInstallationId,
   leaseConfigFromEnv,
-  LocalBackend,
   type LeaseWakeups,
   progressRecorder,
   SpawnerSystem,
@@ -82,7 +83,7 @@ export function createBerthApi(
     ...options.leaseEvents,
   });
   const tokens = new TokenCache({ db, connectionString: env.DATABASE_URL });
-  const boxes = (options.boxes ?? localBoxes(env))(db, clock, leaseEvents);
+  const boxes = (options.boxes ?? configuredBoxes(env))(db, clock, leaseEvents);
   const origins = trustedOrigins(env.BERTH_PUBLIC_URL);
   const auth = createAuth({
     db,
@@ -152,15 +153,21 @@ export function createBerthApi(
   };
 }
 
-/** Box services over the local backend in the data folder, restoring from the archive store. */
-function localBoxes(env: ApiEnv): (db: DbClient, clock: Clock, wakeups: LeaseWakeups) => BoxAccess {
+/** Box services over the configured backends (BERTH_BACKEND), restoring from the archive store. */
+function configuredBoxes(
+  env: ApiEnv,
+): (db: DbClient, clock: Clock, wakeups: LeaseWakeups) => BoxAccess {
   return (db, clock, wakeups) => {
     const resources = { db, clock, config: leaseConfigFromEnv(env) };
-    const backend = new LocalBackend({
-      dataDir: resolve(env.BERTH_DATA_DIR),
-      secret: env.BERTH_SECRET,
-      isolation: "auto",
-      ...(env.BERTH_BOXD_ENTRY === undefined ? {} : { boxdEntry: env.BERTH_BOXD_ENTRY }),
+    const { registry: backends } = backendsFromEnv({
+      env,
+      local: {
+        dataDir: resolve(env.BERTH_DATA_DIR),
+        secret: env.BERTH_SECRET,
+        isolation: "auto",
+        installationId: lazyInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) }),
+        ...(env.BERTH_BOXD_ENTRY === undefined ? {} : { boxdEntry: env.BERTH_BOXD_ENTRY }),
+      },
     });
     const store = new FilesystemArchiveStore({
       // A folder chosen at run time: the dashboard's build must not trace it into its output.
@@ -173,15 +180,15 @@ function localBoxes(env: ApiEnv): (db: DbClient, clock: Clock, wakeups: LeaseWak
     const restorer = new ArchiveRestorer({ db, store, onProgress });
     const archiver = new WorkspaceArchiver({
       resources,
-      backend,
+      backends,
       store,
       keepRevisions: env.BERTH_ARCHIVE_KEEP,
       onProgress,
     });
     return new BoxAccess({
       resources,
-      backend,
-      spawner: new SpawnerSystem({ resources, backend, restorer }),
+      backends,
+      spawner: new SpawnerSystem({ resources, backends, restorer }),
       archiver,
       wakeups,
     });

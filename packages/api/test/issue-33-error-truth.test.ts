@@ -9,17 +9,18 @@ import { mkdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { join } from "node:path";
 import {
   ArchiveRestorer,
-  BackendError,
   backendDrainPort,
+  BackendError,
+  BackendRegistry,
   BoxAccess,
   defaultLeaseConfig,
   FilesystemArchiveStore,
+  type LeaseConfig,
   LeaseSystem,
   LocalBackend,
   ReaperSystem,
   SpawnerSystem,
   WorkspaceArchiver,
-  type LeaseConfig,
 } from "@berth/sandbox";
 import { killBox, ManualClock, RacepointBackend } from "@berth/sandbox/testing";
 import type { DbClient } from "@berth/db";
@@ -43,14 +44,14 @@ function boxesOver(db: DbClient, options: { restores: boolean }): BoxAccess {
   const restorer = options.restores ? new ArchiveRestorer({ db, store }) : undefined;
   return new BoxAccess({
     resources,
-    backend: racepoints,
+    backends: BackendRegistry.of(racepoints),
     spawner: new SpawnerSystem({
       resources,
-      backend: racepoints,
+      backends: BackendRegistry.of(racepoints),
       readinessTimeoutMs: 10_000,
       ...(restorer === undefined ? {} : { restorer }),
     }),
-    archiver: new WorkspaceArchiver({ resources, backend: racepoints, store }),
+    archiver: new WorkspaceArchiver({ resources, backends: BackendRegistry.of(racepoints), store }),
     pollMs: 50,
   });
 }
@@ -204,8 +205,8 @@ function reaper(): ReaperSystem {
   return new ReaperSystem({
     resources,
     drainPort: backendDrainPort({
-      backend,
-      archiver: new WorkspaceArchiver({ resources, backend, store }),
+      backends: BackendRegistry.of(backend),
+      archiver: new WorkspaceArchiver({ resources, backends: BackendRegistry.of(backend), store }),
     }),
   });
 }
@@ -313,12 +314,36 @@ describe("a restore", () => {
 describe("a spawn", () => {
   it("whose create fails: spawn_failed, retryable, and the next call gets a box", async () => {
     const on = await newSession();
-    racepoints.arm({ createFails: new BackendError({ code: "capacity", message: "no room" }) });
+    racepoints.arm({ createFails: new BackendError({ code: "unavailable", message: "down" }) });
     const first = await outcome(berth().fs.list.query({ ...on, path: "" }));
     racepoints.arm({});
     expect(refusal(first).berth).toEqual({ code: "spawn_failed", retryable: true });
 
     const next = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    expectTruthful(first, next);
+  });
+
+  // Issue 34: a BackendError's code reaches the client through the error table.
+  it("whose backend is at capacity: backend_capacity, retryable, and the next call gets a box", async () => {
+    const on = await newSession();
+    racepoints.arm({ createFails: new BackendError({ code: "capacity", message: "no room" }) });
+    const first = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    racepoints.arm({});
+    expect(refusal(first).berth).toEqual({ code: "backend_capacity", retryable: true });
+    expect(refusal(first).message).toContain("no room");
+
+    const next = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    expectTruthful(first, next);
+  });
+
+  it("whose backend refuses it as invalid: backend_invalid, final, and refused again", async () => {
+    const on = await newSession();
+    racepoints.arm({ createFails: new BackendError({ code: "invalid", message: "bad profile" }) });
+    const first = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    expect(refusal(first).berth).toEqual({ code: "backend_invalid", retryable: false });
+
+    const next = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    racepoints.arm({});
     expectTruthful(first, next);
   });
 

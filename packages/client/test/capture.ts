@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import {
+  BackendRegistry,
   DatabaseClock,
   defaultLeaseConfig,
   FilesystemArchiveStore,
@@ -22,7 +23,9 @@ export async function captureFor(world: ClientWorld, leaseId: string): Promise<v
   if (lease === null) throw new Error("no lease");
   const archiver = new WorkspaceArchiver({
     resources,
-    backend: new LocalBackend({ dataDir: world.dataDir, secret: world.secret, isolation: "auto" }),
+    backends: BackendRegistry.of(
+      new LocalBackend({ dataDir: world.dataDir, secret: world.secret, isolation: "auto" }),
+    ),
     store: new FilesystemArchiveStore({ root: join(world.dataDir, "archives") }),
   });
   const result = await archiver.capture(lease, { actor: "test" });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { backendKinds } from "./spawner/backendRegistry.ts";
 import type { LeaseConfig } from "./lease/config.ts";
 
 const ms = (fallback: number) =>
@@ -9,8 +10,24 @@ const ms = (fallback: number) =>
     .max(24 * 60 * 60 * 1_000)
     .default(fallback);
 
+/**
+ * Which backend new boxes come from (DESIGN.md "Defaults"): `local` (boxd processes in the data
+ * folder). `kubernetes` is a known kind whose adapter arrives in part 3 (issue 37): until then
+ * configuring it is refused at start, so a cluster session is never silently a local box.
+ */
+export const backendEnvShape = {
+  BERTH_BACKEND: z
+    .enum(backendKinds, { error: `must be one of ${backendKinds.join(", ")}` })
+    .default("local")
+    .refine((kind) => kind !== "kubernetes", {
+      error:
+        "kubernetes cannot be configured yet: its backend adapter arrives in part 3 (issue 37); use local",
+    }),
+};
+
 /** The lease and reaper timings, from the environment (milliseconds, 1 s – 24 h). */
 export const sandboxEnvShape = {
+  ...backendEnvShape,
   BERTH_LEASE_TTL_MS: ms(90_000),
   BERTH_WARMING_TIMEOUT_MS: ms(600_000),
   BERTH_IDLE_GRACE_MS: ms(900_000),

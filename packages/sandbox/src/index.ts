@@ -5,7 +5,27 @@ export { RestoreRefusedError, restoreRefusalCodes } from "./admin/restoreRefused
 export type { RestoreRefusalCode } from "./admin/restoreRefusedError.ts";
 export type { Clock } from "./clock.ts";
 export { DatabaseClock } from "./databaseClock.ts";
-export { checkSandboxEnv, leaseConfigFromEnv, sandboxEnvSchema, sandboxEnvShape } from "./env.ts";
+export {
+  backendEnvShape,
+  checkSandboxEnv,
+  leaseConfigFromEnv,
+  sandboxEnvSchema,
+  sandboxEnvShape,
+} from "./env.ts";
+export {
+  BackendNotConfiguredError,
+  BackendRegistry,
+  backendKinds,
+} from "./spawner/backendRegistry.ts";
+export type { BackendKind, NamesBackend } from "./spawner/backendRegistry.ts";
+export { backendsFromEnv } from "./backends/backendsFromEnv.ts";
+export {
+  ensureInstallationId,
+  installationIdFile,
+  InstallationMismatchError,
+  lazyInstallationId,
+} from "./backends/installationId.ts";
+export type { ConfiguredBackends } from "./backends/backendsFromEnv.ts";
 export * from "./archives/index.ts";
 export * from "./lease/index.ts";
 export * from "./machines/index.ts";
@@ -18,7 +38,14 @@ export type {
   IsolationRotationReport,
 } from "./reaper/isolationRotation.ts";
 export type { DrainResult, ReaperOptions, SweepReport } from "./reaper/reaperSystem.ts";
-export { BackendError, backendErrorCodes, noBoxLimits } from "./spawner/backend.ts";
+export {
+  backendAnswerCodes,
+  BackendError,
+  backendErrorAnswers,
+  backendErrorCodes,
+  noBoxLimits,
+} from "./spawner/backend.ts";
+export type { BackendAnswerCode } from "./spawner/backend.ts";
 export type {
   Backend,
   BackendErrorCode,

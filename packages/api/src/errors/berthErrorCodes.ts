@@ -1,5 +1,6 @@
 import { BOX_ERROR_CODES, type BoxErrorCode } from "@berth/box-protocol";
 import {
+  backendAnswerCodes,
   boxServiceErrorCodes,
   leaseErrorCodes,
   restoreRefusalCodes,
@@ -33,6 +34,8 @@ export const berthErrorCodes = [
     ...spawnErrorCodes,
     ...restoreRefusalCodes,
     ...transferErrorCodes,
+    ...backendAnswerCodes,
+    "backend_not_configured",
     ...(Object.keys(TRPC_ERROR_CODES_BY_KEY) as TRPC_ERROR_CODE_KEY[]).map(genericErrorCode),
   ] as const),
 ];

@@ -1,5 +1,8 @@
 import { BoxError, type BoxErrorCode } from "@berth/box-protocol";
 import {
+  BackendError,
+  backendErrorAnswers,
+  BackendNotConfiguredError,
   BoxServiceError,
   LeaseError,
   RestoreRefusedError,
@@ -7,6 +10,7 @@ import {
   type BoxServiceErrorCode,
   type RestoreRefusalCode,
 } from "@berth/sandbox";
+import type { BackendErrorCode } from "@berth/sandbox";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { TransferError } from "../files/uploadBody.ts";
 import type { BerthErrorCode } from "./berthErrorCodes.ts";
@@ -72,6 +76,16 @@ const boxCodes: Record<BoxErrorCode, TRPC_ERROR_CODE_KEY> = {
   internal: "INTERNAL_SERVER_ERROR",
 };
 
+// A backend's own refusal: never a 500 for what a later call (capacity, unavailable) or an
+// operator (invalid, internal) can change; retryable as backendErrorAnswers says.
+const backendCodes: Record<BackendErrorCode, TRPC_ERROR_CODE_KEY> = {
+  not_found: "NOT_FOUND",
+  capacity: "TOO_MANY_REQUESTS",
+  unavailable: "SERVICE_UNAVAILABLE",
+  invalid: "PRECONDITION_FAILED",
+  internal: "SERVICE_UNAVAILABLE",
+};
+
 /**
  * The one table from Berth's typed errors to tRPC codes. Anything else is an internal error
  * whose message (and stack) never reaches a client.
@@ -127,6 +141,24 @@ export function mapDomainError(error: unknown): MappedError | undefined {
         code: error.code,
         retryable: error.retryable,
         ...(error.epoch === undefined ? {} : { epoch: error.epoch }),
+      },
+    };
+  if (error instanceof BackendNotConfiguredError)
+    return {
+      trpc: "PRECONDITION_FAILED",
+      message: error.message,
+      berth: { code: error.code, retryable: false },
+    };
+  if (error instanceof BackendError)
+    return {
+      trpc: backendCodes[error.code],
+      message:
+        error.code === "internal"
+          ? "The box backend failed; tell the operator if it keeps happening."
+          : `The box backend refused: ${error.message}`,
+      berth: {
+        code: backendErrorAnswers[error.code].code,
+        retryable: backendErrorAnswers[error.code].retryable,
       },
     };
   if (error instanceof SpawnError)

@@ -46,8 +46,11 @@ export const sessionsRouter = {
           .default("local"),
       }),
     )
-    .mutation(({ ctx, input }) =>
-      ctx.db.session.create({
+    .mutation(({ ctx, input }) => {
+      // A session names the backend its boxes come from: one this server cannot serve is
+      // refused (backend_not_configured) before anything is written, never silently local.
+      ctx.boxes.requireBackend(input.backend);
+      return ctx.db.session.create({
         data: {
           workspaceId: ctx.workspaceId,
           title: input.title,
@@ -55,8 +58,8 @@ export const sessionsRouter = {
           sandboxGroupId: randomUUID(),
         },
         select: sessionFields,
-      }),
-    ),
+      });
+    }),
 } satisfies TRPCRouterRecord;
 
 export const sessionsFixtures: RouterFixtures<typeof sessionsRouter> = {

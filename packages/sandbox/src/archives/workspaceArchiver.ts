@@ -6,7 +6,7 @@ import { RecoverySystem, type PublishOutcome } from "../lease/recoverySystem.ts"
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import type { CaptureResult } from "../reaper/drainPort.ts";
-import type { Backend } from "../spawner/backend.ts";
+import type { BackendRegistry } from "../spawner/backendRegistry.ts";
 import { archiveKey, compressor } from "./archiveFormat.ts";
 import { findArchive, pruneArchives } from "./archiveRows.ts";
 import type { ArchiveStore, BlobDigest, PendingBlob } from "./archiveStore.ts";
@@ -14,7 +14,8 @@ import { throttled, type ArchiveProgress, type ProgressListener } from "./progre
 
 export interface ArchiverOptions {
   readonly resources: LeaseResources;
-  readonly backend: Backend;
+  /** A lease's box is captured through the backend the lease names. */
+  readonly backends: BackendRegistry;
   readonly store: ArchiveStore;
   /** Retention: how many revisions of a lease to keep (the current and selected always stay). */
   readonly keepRevisions?: number;
@@ -47,7 +48,7 @@ const optionsSchema = z.object({
  */
 export class WorkspaceArchiver {
   readonly #resources: LeaseResources;
-  readonly #backend: Backend;
+  readonly #backends: BackendRegistry;
   readonly #store: ArchiveStore;
   readonly #recovery: RecoverySystem;
   readonly #leases: LeaseSystem;
@@ -61,7 +62,7 @@ export class WorkspaceArchiver {
       maxAttempts: options.maxAttempts,
     });
     this.#resources = options.resources;
-    this.#backend = options.backend;
+    this.#backends = options.backends;
     this.#store = options.store;
     this.#recovery = new RecoverySystem(options.resources);
     this.#leases = new LeaseSystem(options.resources);
@@ -94,7 +95,7 @@ export class WorkspaceArchiver {
       try {
         captured = await this.#captureBlob(current, instanceId);
       } catch (error) {
-        if (await this.#isGone(instanceId)) return { kind: "provider_missing" };
+        if (await this.#isGone(current, instanceId)) return { kind: "provider_missing" };
         return { kind: "unavailable", reason: `capture failed: ${describe(error)}` };
       }
       let published: PublishOutcome;
@@ -139,7 +140,7 @@ export class WorkspaceArchiver {
    * mid-write, the worker's sweep finds the blob and fails exactly this progress.
    */
   async #captureBlob(lease: LeaseSnapshot, instanceId: string): Promise<Captured> {
-    const client = await this.#backend.connect(instanceId);
+    const client = await this.#backends.backendFor(lease).connect(instanceId);
     const transferId = randomUUID();
     const pending = await this.#store.begin({ leaseId: lease.id, transferId });
     const progress = throttled(this.#onProgress);
@@ -238,9 +239,11 @@ export class WorkspaceArchiver {
     await Promise.allSettled(keys.map((key) => this.#store.remove(key)));
   }
 
-  async #isGone(instanceId: string): Promise<boolean> {
+  async #isGone(lease: LeaseSnapshot, instanceId: string): Promise<boolean> {
     try {
-      const box = (await this.#backend.inventory()).find((info) => info.instanceId === instanceId);
+      const box = (await this.#backends.backendFor(lease).inventory()).find(
+        (info) => info.instanceId === instanceId,
+      );
       return box === undefined || box.state === "gone";
     } catch {
       return false;

@@ -13,7 +13,8 @@ import { WarmingSystem } from "../lease/warmingSystem.ts";
 import { backendDrainPort } from "../reaper/backendDrainPort.ts";
 import { captureUnavailableDrainPort } from "../reaper/drainPort.ts";
 import { RouteStep, type Route } from "../routing/routeStep.ts";
-import { BackendError, type Backend } from "../spawner/backend.ts";
+import type { BackendKind, BackendRegistry } from "../spawner/backendRegistry.ts";
+import { BackendError } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { BoxServiceError } from "./boxServiceError.ts";
@@ -40,7 +41,8 @@ export interface BoxHandle {
 
 export interface BoxAccessOptions {
   readonly resources: LeaseResources;
-  readonly backend: Backend;
+  /** Each lease's box is reached through the backend the lease names. */
+  readonly backends: BackendRegistry;
   readonly spawner: SpawnerSystem;
   /** Captures on demand (`capture`); without it, on-demand capture is unavailable. */
   readonly archiver?: WorkspaceArchiver;
@@ -71,7 +73,7 @@ export class BoxAccess {
   readonly #warming: WarmingSystem;
   readonly #route: RouteStep;
   readonly #processes: ProcessHolders;
-  readonly #backend: Backend;
+  readonly #backends: BackendRegistry;
   readonly #spawner: SpawnerSystem;
   readonly #archiver: WorkspaceArchiver | undefined;
   readonly #wakeups: LeaseWakeups | undefined;
@@ -88,7 +90,7 @@ export class BoxAccess {
     this.#warming = new WarmingSystem(options.resources);
     this.#route = new RouteStep(options.resources);
     this.#processes = new ProcessHolders(options.resources);
-    this.#backend = options.backend;
+    this.#backends = options.backends;
     this.#spawner = options.spawner;
     this.#archiver = options.archiver;
     this.#wakeups = options.wakeups;
@@ -101,8 +103,18 @@ export class BoxAccess {
       drainPort:
         options.archiver === undefined
           ? captureUnavailableDrainPort
-          : backendDrainPort({ backend: options.backend, archiver: options.archiver }),
+          : backendDrainPort({ backends: options.backends, archiver: options.archiver }),
     });
+  }
+
+  /** The backend kinds this process serves: a session naming another is refused at create. */
+  backendKinds(): readonly BackendKind[] {
+    return this.#backends.kinds();
+  }
+
+  /** Refuses a backend this process cannot serve (BackendNotConfiguredError), writing nothing. */
+  requireBackend(kind: BackendKind): void {
+    this.#backends.requireConfigured(kind);
   }
 
   async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
@@ -389,16 +401,17 @@ export class BoxAccess {
   /** A client of the lease's box; a box whose process died is resumed (its files are kept). */
   async #connect(lease: LeaseSnapshot): Promise<BoxClient> {
     const instanceId = lease.instanceId ?? "";
+    const backend = this.#backends.backendFor(lease);
     try {
-      return await this.#backend.connect(instanceId);
+      return await backend.connect(instanceId);
     } catch (error) {
       if (!(error instanceof BackendError)) throw error;
       if (error.code === "not_found") throw await this.#markLost(lease, error);
       if (error.code !== "unavailable") throw error;
     }
     try {
-      await this.#backend.resume(instanceId);
-      return await this.#backend.connect(instanceId);
+      await backend.resume(instanceId);
+      return await backend.connect(instanceId);
     } catch (error) {
       if (error instanceof BackendError && error.code === "not_found")
         throw await this.#markLost(lease, error);
@@ -415,7 +428,7 @@ export class BoxAccess {
   /** After a call found the box unreachable: gone (mark lost, once) or just not answering. */
   async #confirmLossOrReport(lease: LeaseSnapshot, cause: unknown): Promise<never> {
     try {
-      await this.#backend.connect(lease.instanceId ?? "");
+      await this.#backends.backendFor(lease).connect(lease.instanceId ?? "");
     } catch (error) {
       if (error instanceof BackendError && error.code === "not_found")
         throw await this.#markLost(lease, error);

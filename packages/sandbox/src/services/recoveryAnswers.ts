@@ -1,6 +1,8 @@
 import { blockedReason } from "../lease/blocking.ts";
 import { assertNever, type CasOutcome } from "../lease/errors.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
+import { BackendNotConfiguredError } from "../spawner/backendRegistry.ts";
+import { BackendError } from "../spawner/backend.ts";
 import type { SpawnError } from "../spawner/spawnError.ts";
 import { BoxServiceError } from "./boxServiceError.ts";
 
@@ -105,12 +107,26 @@ function nextAfterSpawn(error: SpawnError): string {
   }
 }
 
-/** A spawn that failed: blocked if it left the lease blocked, else `spawn_failed`. */
-export function spawnAnswer(error: SpawnError, spawned: LeaseSnapshot): BoxServiceError {
+/**
+ * A spawn that failed: blocked if it left the lease blocked; a create the backend refused for a
+ * reason a retry does not change (or changes only later) answers as the backend said — the
+ * lease's backend not configured here, `capacity` (retryable) or `invalid` (not); else
+ * `spawn_failed`.
+ */
+export function spawnAnswer(
+  error: SpawnError,
+  spawned: LeaseSnapshot,
+): BoxServiceError | BackendError | BackendNotConfiguredError {
   const detail = { spawnCode: error.code, failureCode: error.failureCode ?? null };
   const lease = error.lease;
   if (lease !== null && blockedReason(lease) !== null)
     return blockedAnswer(lease, { what: error.message, cause: error, detail });
+  if (error.code === "create_failed") {
+    const cause = error.cause;
+    if (cause instanceof BackendNotConfiguredError) return cause;
+    if (cause instanceof BackendError && (cause.code === "capacity" || cause.code === "invalid"))
+      return cause;
+  }
   return new BoxServiceError({
     code: "spawn_failed",
     message: `${error.message} ${nextAfterSpawn(error)}`,

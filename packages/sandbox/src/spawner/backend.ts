@@ -8,6 +8,12 @@ export interface BoxMetadata {
   /** The warming epoch whose spawner created it. */
   readonly epoch: number;
   readonly allocationId: string;
+  /**
+   * The installation that created the box, set by the backend from its own configuration (a
+   * caller's is ignored); absent on boxes from before installations were recorded, which count
+   * as this installation's. An inventory lists only its own installation's boxes.
+   */
+  readonly installationId?: string;
 }
 
 /**
@@ -83,6 +89,22 @@ export const backendErrorCodes = [
   "internal",
 ] as const;
 export type BackendErrorCode = (typeof backendErrorCodes)[number];
+
+/**
+ * How each BackendError code reaches clients (`data.berth.code`, mapped in the API's error
+ * table): capacity and unavailable may succeed on a later call, invalid and internal will not.
+ */
+export const backendErrorAnswers = {
+  not_found: { code: "backend_not_found", retryable: false },
+  capacity: { code: "backend_capacity", retryable: true },
+  unavailable: { code: "backend_unavailable", retryable: true },
+  invalid: { code: "backend_invalid", retryable: false },
+  internal: { code: "backend_internal", retryable: false },
+} as const satisfies Record<BackendErrorCode, { code: `backend_${string}`; retryable: boolean }>;
+export type BackendAnswerCode = (typeof backendErrorAnswers)[BackendErrorCode]["code"];
+export const backendAnswerCodes: readonly BackendAnswerCode[] = Object.values(
+  backendErrorAnswers,
+).map((answer) => answer.code);
 
 export class BackendError extends Error {
   override readonly name = "BackendError";

@@ -1,4 +1,5 @@
 import type { LeaseResources } from "../lease/resources.ts";
+import type { BackendRegistry } from "./backendRegistry.ts";
 import type { Backend, BoxInfo } from "./backend.ts";
 
 export interface OrphanSweepReport {
@@ -13,30 +14,37 @@ export interface OrphanSweepReport {
  * no lease names it as its instance, or holds its allocation intent while warming (a successor
  * spawner is about to adopt it; on a cold lease the intent is only a hint, and a later create of
  * the same allocation makes a fresh box). The lease rows are read with SKIP LOCKED: a lease in the middle of a
- * transition is decided on the next sweep, never guessed.
+ * transition is decided on the next sweep, never guessed. Every configured backend's inventory
+ * is swept, each box terminated by the backend that reported it; an inventory lists only this
+ * installation's boxes, so a box of another Berth sharing the backend is never touched.
  */
 export class OrphanSweepSystem {
   readonly #resources: LeaseResources;
-  readonly #backend: Backend;
+  readonly #backends: BackendRegistry;
 
-  constructor(options: { resources: LeaseResources; backend: Backend }) {
+  constructor(options: { resources: LeaseResources; backends: BackendRegistry }) {
     this.#resources = options.resources;
-    this.#backend = options.backend;
+    this.#backends = options.backends;
   }
 
   async sweepOnce(): Promise<OrphanSweepReport> {
     const now = await this.#resources.clock.now();
     const horizon = now.getTime() - this.#resources.config.warmingTimeoutMs;
-    const boxes = (await this.#backend.inventory()).filter(
-      (box) => box.state !== "gone" && box.createdAt.getTime() <= horizon,
-    );
+    const found: { readonly backend: Backend; readonly box: BoxInfo }[] = [];
+    for (const [, backend] of this.#backends.entries()) {
+      for (const box of await backend.inventory()) {
+        if (box.state !== "gone" && box.createdAt.getTime() <= horizon)
+          found.push({ backend, box });
+      }
+    }
+    const boxes = found.map(({ box }) => box);
     const recorded = await this.#recordedBy(boxes);
     const terminated: string[] = [];
     const failed: { instanceId: string; error: string }[] = [];
-    for (const box of boxes) {
+    for (const { backend, box } of found) {
       if (recorded.has(box.instanceId)) continue;
       try {
-        await this.#backend.terminate(box.instanceId);
+        await backend.terminate(box.instanceId);
         terminated.push(box.instanceId);
       } catch (error) {
         failed.push({

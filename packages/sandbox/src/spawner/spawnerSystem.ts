@@ -7,6 +7,7 @@ import { RecoverySystem } from "../lease/recoverySystem.ts";
 import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
+import type { BackendRegistry } from "./backendRegistry.ts";
 import type { Backend, CreatedBox } from "./backend.ts";
 import { waitForExecReady } from "./readiness.ts";
 import { settled, unwrap } from "./settled.ts";
@@ -14,7 +15,8 @@ import { SpawnError } from "./spawnError.ts";
 
 export interface SpawnerOptions {
   readonly resources: LeaseResources;
-  readonly backend: Backend;
+  /** Where boxes come from: each lease's box from the backend the lease names. */
+  readonly backends: BackendRegistry;
   /** Restores archived workspaces; without it a lease with an archive is refused, untouched. */
   readonly restorer?: ArchiveRestorer;
   /** How long a new box may take to answer `true`. */
@@ -52,14 +54,14 @@ interface Restore {
 export class SpawnerSystem {
   readonly #warming: WarmingSystem;
   readonly #recovery: RecoverySystem;
-  readonly #backend: Backend;
+  readonly #backends: BackendRegistry;
   readonly #restorer: ArchiveRestorer | undefined;
   readonly #readinessTimeoutMs: number;
 
   constructor(options: SpawnerOptions) {
     this.#warming = new WarmingSystem(options.resources);
     this.#recovery = new RecoverySystem(options.resources);
-    this.#backend = options.backend;
+    this.#backends = options.backends;
     this.#restorer = options.restorer;
     this.#readinessTimeoutMs = options.readinessTimeoutMs ?? 30_000;
   }
@@ -71,6 +73,24 @@ export class SpawnerSystem {
       leaseId: spawned.id,
       expectedEpoch: spawned.epoch,
     };
+    let backend: Backend;
+    try {
+      backend = this.#backends.backendFor(spawned);
+    } catch (error) {
+      // Nothing was created: the lease goes cold, and the caller hears which backend is missing.
+      const failed = await this.#fail({
+        fence,
+        restore: undefined,
+        error,
+        reason: "create_failed",
+      });
+      throw new SpawnError({
+        code: "create_failed",
+        message: message(error),
+        lease: failed,
+        cause: error,
+      });
+    }
     const restore =
       spawned.archiveStatus === "none" ? undefined : await this.#beginRestore(spawned);
 
@@ -80,7 +100,7 @@ export class SpawnerSystem {
 
     let created: CreatedBox;
     try {
-      created = await this.#backend.create({
+      created = await backend.create({
         metadata: {
           workspaceId: spawned.workspaceId,
           leaseId: spawned.id,
@@ -109,10 +129,10 @@ export class SpawnerSystem {
         rematerializationId: restore?.rematerializationId ?? null,
         confinement,
       }),
-      settled(this.#ready(instanceId)),
+      settled(this.#ready(backend, instanceId)),
     ]);
     if (recorded.outcome === "lost") {
-      await this.#terminateOrLeave(instanceId);
+      await this.#terminateOrLeave(backend, instanceId);
       throw superseded(recorded.lease, recorded.reason);
     }
 
@@ -120,7 +140,7 @@ export class SpawnerSystem {
     try {
       client = unwrap(ready);
     } catch (error) {
-      await this.#terminateOrThrow({ instanceId, lease: recorded.lease, error });
+      await this.#terminateOrThrow({ backend, instanceId, lease: recorded.lease, error });
       const failed = await this.#fail({ fence, restore, error, reason: "readiness_failed" });
       throw new SpawnError({
         code: "readiness_failed",
@@ -131,7 +151,14 @@ export class SpawnerSystem {
     }
 
     if (restore !== undefined) {
-      await this.#hydrateAndVerify({ fence, restore, client, instanceId, lease: recorded.lease });
+      await this.#hydrateAndVerify({
+        fence,
+        restore,
+        client,
+        backend,
+        instanceId,
+        lease: recorded.lease,
+      });
     }
 
     const commit = await this.#warming.commitWarm({
@@ -140,15 +167,15 @@ export class SpawnerSystem {
       rematerializationId: restore?.rematerializationId ?? null,
     });
     if (commit.outcome === "lost") {
-      await this.#terminateOrLeave(instanceId);
+      await this.#terminateOrLeave(backend, instanceId);
       throw superseded(commit.lease, commit.reason);
     }
     return { instanceId, lease: commit.lease };
   }
 
   /** A client of the box, once the box runs commands. */
-  async #ready(instanceId: string): Promise<BoxClient> {
-    const client = await this.#backend.connect(instanceId);
+  async #ready(backend: Backend, instanceId: string): Promise<BoxClient> {
+    const client = await backend.connect(instanceId);
     await waitForExecReady({ client, timeoutMs: this.#readinessTimeoutMs });
     return client;
   }
@@ -201,10 +228,11 @@ export class SpawnerSystem {
     fence: Fence;
     restore: Restore;
     client: BoxClient;
+    backend: Backend;
     instanceId: string;
     lease: LeaseSnapshot;
   }): Promise<void> {
-    const { fence, restore, client, instanceId } = input;
+    const { fence, restore, client, backend, instanceId } = input;
     const selected = restore.row.revision;
     try {
       const hydrated = await restore.restorer.hydrate({
@@ -223,7 +251,7 @@ export class SpawnerSystem {
         settled(client.revision()),
       ]);
       if (verifying.outcome === "lost") {
-        await this.#terminateOrLeave(instanceId);
+        await this.#terminateOrLeave(backend, instanceId);
         throw superseded(verifying.lease, verifying.reason);
       }
       const { revision } = unwrap(reread);
@@ -235,7 +263,7 @@ export class SpawnerSystem {
       }
     } catch (error) {
       if (error instanceof SpawnError) throw error;
-      await this.#terminateOrThrow({ instanceId, lease: input.lease, error });
+      await this.#terminateOrThrow({ backend, instanceId, lease: input.lease, error });
       const failed = await this.#fail({ fence, restore, error, reason: "restore_failed" });
       throw restoreFailed(error, failed);
     }
@@ -272,11 +300,12 @@ export class SpawnerSystem {
 
   /** Terminates the box, or throws termination_unconfirmed leaving the row for the reaper. */
   async #terminateOrThrow(input: {
+    backend: Backend;
     instanceId: string;
     lease: LeaseSnapshot;
     error: unknown;
   }): Promise<void> {
-    if (await this.#terminateOrLeave(input.instanceId)) return;
+    if (await this.#terminateOrLeave(input.backend, input.instanceId)) return;
     throw new SpawnError({
       code: "termination_unconfirmed",
       message: `Box ${input.instanceId} failed and could not be stopped; the reaper will.`,
@@ -286,9 +315,9 @@ export class SpawnerSystem {
   }
 
   /** True when the box is confirmed gone; false leaves it (and its lease record) for the reaper. */
-  async #terminateOrLeave(instanceId: string): Promise<boolean> {
+  async #terminateOrLeave(backend: Backend, instanceId: string): Promise<boolean> {
     try {
-      await this.#backend.terminate(instanceId);
+      await backend.terminate(instanceId);
       return true;
     } catch {
       return false;

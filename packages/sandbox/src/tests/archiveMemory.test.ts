@@ -6,6 +6,7 @@ import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { writeWorkspaceTree } from "../testing/workspaceTree.ts";
 import { seedSession, settledWrite, useLeaseWorld, type LeaseWorld } from "./leaseFixture.ts";
 import { killBox, TEST_BOX_SECRET, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const world = useLeaseWorld();
 const local = useLocalBackend();
@@ -18,7 +19,7 @@ async function warmBox(w: LeaseWorld, shape: { bytes: number; entries: number })
   if (acquired.role !== "spawner") throw new Error(acquired.role);
   const box = await new SpawnerSystem({
     resources: { db: w.db, clock: w.clock, config: w.config },
-    backend: local.backend,
+    backends: BackendRegistry.of(local.backend),
   }).establish(acquired.lease);
   const workspace = join(local.dataDir, "boxes", box.instanceId, "workspace");
   const tree = await writeWorkspaceTree(workspace, { ...shape, seed: 20 });

@@ -11,6 +11,7 @@ import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
 import { boxMemory } from "../testing/boxProcesses.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 interface Group {
   readonly workspaceId: string;
@@ -44,7 +45,11 @@ async function capture(group: Group): Promise<Record<string, unknown>> {
   if (lease?.instanceId == null) throw new Error("the probe needs a warm lease");
   const boxdIdle = await boxMemory(lease.instanceId, "VmRSS");
   const base = process.memoryUsage().rss;
-  const captured = await new WorkspaceArchiver({ resources, backend, store }).capture(lease, {
+  const captured = await new WorkspaceArchiver({
+    resources,
+    backends: BackendRegistry.of(backend),
+    store,
+  }).capture(lease, {
     actor: "probe",
   });
   if (captured.kind !== "published") throw new Error(`capture: ${JSON.stringify(captured)}`);
@@ -62,7 +67,7 @@ async function restore(group: Group): Promise<Record<string, unknown>> {
   const base = process.memoryUsage().rss;
   const restored = await new SpawnerSystem({
     resources,
-    backend,
+    backends: BackendRegistry.of(backend),
     restorer: new ArchiveRestorer({ db, store }),
   }).establish(spawn.lease);
   return {

@@ -18,6 +18,7 @@ import { SpawnError } from "../spawner/spawnError.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 import { boxProcessesGone, killBox, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const world = useLeaseWorld();
 const local = useLocalBackend();
@@ -39,7 +40,7 @@ function spawnerOf(
 ) {
   return new SpawnerSystem({
     resources: resourcesOf(w),
-    backend: options.over ?? backend,
+    backends: BackendRegistry.of(options.over ?? backend),
     restorer: new ArchiveRestorer({ db: w.db, store, onProgress: options.onProgress }),
     readinessTimeoutMs: 5_000,
   });
@@ -55,7 +56,7 @@ function archiverOf(
 ) {
   return new WorkspaceArchiver({
     resources: resourcesOf(w),
-    backend: options.over ?? backend,
+    backends: BackendRegistry.of(options.over ?? backend),
     store,
     keepRevisions: options.keepRevisions,
     onProgress: options.onProgress,
@@ -270,7 +271,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     const admin = new RecoveryActions({
       resources: resourcesOf(w),
-      drainPort: backendDrainPort({ backend, archiver }),
+      drainPort: backendDrainPort({ backends: BackendRegistry.of(backend), archiver }),
     });
     const restoredRevision = await admin.restoreRevision({
       lease: await current(w, s),
@@ -479,7 +480,10 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     const reaper = new ReaperSystem({
       resources: resourcesOf(w),
-      drainPort: backendDrainPort({ backend, archiver: archiverOf(w) }),
+      drainPort: backendDrainPort({
+        backends: BackendRegistry.of(backend),
+        archiver: archiverOf(w),
+      }),
     });
     const report = await reaper.sweepOnce();
 

@@ -10,6 +10,7 @@ import { BoxServiceError } from "../services/boxServiceError.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 import { killBox, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 // Box services' access path over real Postgres, real boxd processes and real concurrency.
 
@@ -25,16 +26,21 @@ function accessFor(w: LeaseWorld, touchEveryMs?: number) {
   const resources = { db: w.db, clock: w.clock, config: w.config };
   const store = new FilesystemArchiveStore({ root: join(local.dataDir, "archives") });
   const restorer = new ArchiveRestorer({ db: w.db, store });
-  const spawner = new SpawnerSystem({ resources, backend, restorer, readinessTimeoutMs: 10_000 });
+  const spawner = new SpawnerSystem({
+    resources,
+    backends: BackendRegistry.of(backend),
+    restorer,
+    readinessTimeoutMs: 10_000,
+  });
   return {
     access: new BoxAccess({
       resources,
-      backend,
+      backends: BackendRegistry.of(backend),
       spawner,
       pollMs: 50,
       ...(touchEveryMs === undefined ? {} : { touchEveryMs }),
     }),
-    archiver: new WorkspaceArchiver({ resources, backend, store }),
+    archiver: new WorkspaceArchiver({ resources, backends: BackendRegistry.of(backend), store }),
   };
 }
 

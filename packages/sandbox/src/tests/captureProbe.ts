@@ -11,6 +11,7 @@ import { LocalBackend } from "../backends/local/localBackend.ts";
 import { defaultLeaseConfig } from "../lease/config.ts";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
 import type { Backend } from "../spawner/backend.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 import { ManualClock } from "../testing/manualClock.ts";
 
 const input = JSON.parse(process.argv[2] ?? "{}") as {
@@ -71,7 +72,7 @@ const lease = await new LeaseSystem(resources).readByGroup(input.group);
 if (lease === null) throw new Error("the probe needs a warm lease");
 const archiver = new WorkspaceArchiver({
   resources,
-  backend,
+  backends: BackendRegistry.of(backend),
   store: new FilesystemArchiveStore({ root: input.archiveDir }),
   onProgress: recorder,
 });

@@ -18,6 +18,7 @@ import {
   type SeededSession,
 } from "./leaseFixture.ts";
 import { TEST_BOX_SECRET, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const ci = process.env.CI === "true" || process.env.CI === "1";
 // Under CI bubblewrap is required, so the bubblewrap case runs (and fails if it is missing).
@@ -41,7 +42,7 @@ async function spawnOver(
   if (arrival.role !== "spawner") throw new Error(`expected spawner, got ${arrival.role}`);
   const spawner = new SpawnerSystem({
     resources: { db: w.db, clock: w.clock, config: w.config },
-    backend,
+    backends: BackendRegistry.of(backend),
     readinessTimeoutMs: 10_000,
   });
   return (await spawner.establish(arrival.lease)).lease;

@@ -25,6 +25,7 @@ import {
   warmLease,
 } from "./leaseFixture.ts";
 import { boxProcessesGone, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 // Issue 33, item 1: a session driven by API calls is draining between them, and its writes
 // waited unarchived for the whole idle grace. Real Postgres, real local boxes, a manual clock.
@@ -45,7 +46,11 @@ beforeAll(() => {
 const resourcesOf = (w: LeaseWorld) => ({ db: w.db, clock: w.clock, config: w.config });
 
 function archiverOf(w: LeaseWorld, over: Backend = backend): WorkspaceArchiver {
-  return new WorkspaceArchiver({ resources: resourcesOf(w), backend: over, store });
+  return new WorkspaceArchiver({
+    resources: resourcesOf(w),
+    backends: BackendRegistry.of(over),
+    store,
+  });
 }
 
 function checkpointsOf(w: LeaseWorld, archiver = archiverOf(w)): CheckpointSystem {
@@ -61,8 +66,13 @@ function checkpointsOf(w: LeaseWorld, archiver = archiverOf(w)): CheckpointSyste
 function accessOf(w: LeaseWorld): BoxAccess {
   const resources = resourcesOf(w);
   const restorer = new ArchiveRestorer({ db: w.db, store });
-  const spawner = new SpawnerSystem({ resources, backend, restorer, readinessTimeoutMs: 10_000 });
-  return new BoxAccess({ resources, backend, spawner, pollMs: 50 });
+  const spawner = new SpawnerSystem({
+    resources,
+    backends: BackendRegistry.of(backend),
+    restorer,
+    readinessTimeoutMs: 10_000,
+  });
+  return new BoxAccess({ resources, backends: BackendRegistry.of(backend), spawner, pollMs: 50 });
 }
 
 function writeCall(s: SeededSession): BoxCall {
@@ -144,7 +154,10 @@ describe("issue 33: the checkpoint archives writes made between API calls", () =
     // revision stored already.
     const reaper = new ReaperSystem({
       resources: resourcesOf(w),
-      drainPort: backendDrainPort({ backend, archiver: archiverOf(w) }),
+      drainPort: backendDrainPort({
+        backends: BackendRegistry.of(backend),
+        archiver: archiverOf(w),
+      }),
     });
     w.clock.advance(w.config.idleGraceMs - QUIET_MS - 1);
     expect((await reaper.sweepOnce()).drains).toEqual([]);
@@ -273,7 +286,10 @@ describe("issue 33: the checkpoint archives writes made between API calls", () =
     w.clock.advance(1);
 
     // The drain's stop lets the held checkpoint publish first, the worst moment for it to.
-    const real = backendDrainPort({ backend, archiver: archiverOf(w) });
+    const real = backendDrainPort({
+      backends: BackendRegistry.of(backend),
+      archiver: archiverOf(w),
+    });
     const drainPort: DrainPort = {
       capture: (lease, actor) => real.capture(lease, actor),
       stop: async (lease) => {

@@ -6,6 +6,7 @@ import type { LeaseWakeups } from "../services/leaseWakeups.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { seedSession, useLeaseWorld } from "./leaseFixture.ts";
 import { useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 // Issue 33, item 7: a herd of calls on a cold session. One call spawns; the rest wait for it.
 // They must share one watch of the lease (not one re-read loop each, which crowded the spawner's
@@ -42,8 +43,12 @@ describe("a herd on a cold session", () => {
     const wakeups = countingWakeups(feed);
     const access = new BoxAccess({
       resources,
-      backend: local.backend,
-      spawner: new SpawnerSystem({ resources, backend: local.backend, readinessTimeoutMs: 20_000 }),
+      backends: BackendRegistry.of(local.backend),
+      spawner: new SpawnerSystem({
+        resources,
+        backends: BackendRegistry.of(local.backend),
+        readinessTimeoutMs: 20_000,
+      }),
       wakeups,
       // Far longer than this test may run: only a NOTIFY can wake the waiters in time.
       pollMs: 600_000,

@@ -13,6 +13,7 @@ import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
 import { progressRecorder } from "../archives/progressRecorder.ts";
 import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { Backend } from "../spawner/backend.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import {
   archivedWarmLease,
@@ -37,7 +38,7 @@ async function warmBox(w: LeaseWorld) {
   if (acquired.role !== "spawner") throw new Error(acquired.role);
   const box = await new SpawnerSystem({
     resources: { db: w.db, clock: w.clock, config: w.config },
-    backend: local.backend,
+    backends: BackendRegistry.of(local.backend),
   }).establish(acquired.lease);
   const workspace = join(local.dataDir, "boxes", box.instanceId, "workspace");
   await writeFile(join(workspace, "big.bin"), randomBytes(2 * 1024 * 1024));
@@ -204,7 +205,7 @@ describe("a capture killed mid-way (issue 33)", () => {
     };
     const archiver = new WorkspaceArchiver({
       resources: { db: w.db, clock: w.clock, config: w.config },
-      backend: breaking,
+      backends: BackendRegistry.of(breaking),
       store: new FilesystemArchiveStore({ root: archiveDir() }),
       onProgress: recorder,
     });

@@ -19,6 +19,7 @@ import {
   type SeededSession,
 } from "./leaseFixture.ts";
 import { boxProcessesGone, killBox, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const world = useLeaseWorld();
 const local = useLocalBackend();
@@ -31,7 +32,7 @@ beforeAll(() => {
 function spawnerOver(w: LeaseWorld, over: Backend) {
   return new SpawnerSystem({
     resources: { db: w.db, clock: w.clock, config: w.config },
-    backend: over,
+    backends: BackendRegistry.of(over),
     readinessTimeoutMs: 2_000,
   });
 }
@@ -41,8 +42,8 @@ function drainPortOver(w: LeaseWorld) {
   const resources = { db: w.db, clock: w.clock, config: w.config };
   const store = new FilesystemArchiveStore({ root: join(local.dataDir, "archives") });
   return backendDrainPort({
-    backend,
-    archiver: new WorkspaceArchiver({ resources, backend, store }),
+    backends: BackendRegistry.of(backend),
+    archiver: new WorkspaceArchiver({ resources, backends: BackendRegistry.of(backend), store }),
   });
 }
 
@@ -244,7 +245,7 @@ describe("the failure table", () => {
     const later = new ManualClock(new Date(Date.now() + w.config.warmingTimeoutMs + 1_000));
     const orphans = await new OrphanSweepSystem({
       resources: { db: w.db, clock: later, config: w.config },
-      backend,
+      backends: BackendRegistry.of(backend),
     }).sweepOnce();
 
     expect(orphans.terminated).toContain(instanceId);

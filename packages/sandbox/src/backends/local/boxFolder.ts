@@ -64,6 +64,7 @@ export const boxMetadataSchema = z.object({
   leaseId: z.string().min(1).max(200),
   epoch: z.number().int().nonnegative(),
   allocationId: z.string().min(1).max(200),
+  installationId: z.uuid().optional(),
 });
 
 /** The running boxd: `pid` leads the box's process group (bubblewrap: the sandbox's init). */

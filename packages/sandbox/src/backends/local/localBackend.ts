@@ -74,7 +74,11 @@ export class LocalBackend implements Backend {
         message: `create: invalid metadata: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
       });
     }
-    const metadata = parsed.data;
+    const installationId = await this.#settings.installationId?.();
+    const metadata: BoxMetadata = {
+      ...parsed.data,
+      ...(installationId === undefined ? {} : { installationId }),
+    };
     const instanceId = instanceIdFor(metadata.allocationId);
     const running = await this.#guarded({ operation: "create", instanceId }, async (layout) => {
       let record = await readBoxRecord(layout);
@@ -179,11 +183,17 @@ export class LocalBackend implements Backend {
   async inventory(): Promise<readonly BoxInfo[]> {
     try {
       const dataDir = await this.#root();
+      const ours = await this.#settings.installationId?.();
       const boxes: BoxInfo[] = [];
       const instanceIds = await listInstanceIds(dataDir);
       for (const instanceId of instanceIds) {
         const info = await this.#describe(boxLayout({ dataDir, instanceId }));
-        if (info !== undefined) boxes.push(info);
+        if (info === undefined) continue;
+        // Another installation's box is not ours to list (nor to sweep); one recording no
+        // installation predates the ids, and is this installation's.
+        const owner = info.metadata.installationId;
+        if (ours !== undefined && owner !== undefined && owner !== ours) continue;
+        boxes.push(info);
       }
       await this.#sweepCgroups(new Set(instanceIds));
       return boxes.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());

@@ -50,6 +50,13 @@ export interface LocalBackendOptions {
   readonly limits?: Partial<BoxLimitSettings>;
   /** Berth's own cgroup below each hierarchy's root (default: BERTH_CGROUP_PARENT, else berth). */
   readonly cgroupParent?: string;
+  /**
+   * This installation's id (ensureInstallationId), asked once a box is created or listed: every
+   * box records it, and the inventory lists only this installation's boxes (and boxes from
+   * before ids were recorded, which are this installation's). Without it (tests, benches) boxes
+   * record none and the inventory lists every box in the data folder.
+   */
+  readonly installationId?: () => Promise<string>;
 }
 
 export interface Settings {
@@ -58,6 +65,7 @@ export interface Settings {
   readonly boxdEntry: string;
   readonly isolation: LocalIsolation;
   readonly logger: LocalBackendLogger;
+  readonly installationId: (() => Promise<string>) | undefined;
   readonly maxBoxes: number;
   readonly startTimeoutMs: number;
   readonly stopGraceMs: number;
@@ -101,6 +109,7 @@ export function settingsFrom(options: LocalBackendOptions): Settings {
       );
   }
   return {
+    installationId: options.installationId,
     dataDir: resolve(options.dataDir),
     secret: options.secret,
     boxdEntry,
