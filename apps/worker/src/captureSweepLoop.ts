@@ -1,5 +1,6 @@
 import type { AbandonedCaptureSystem } from "@berth/sandbox";
 import type { Logger } from "pino";
+import { runPeriodically } from "./periodic.ts";
 
 /**
  * Sweeps the archive store for captures whose process died mid-write (any web or worker
@@ -13,10 +14,6 @@ export function startCaptureSweepLoop(options: {
   readonly logger: Logger;
 }): { stop(): Promise<void> } {
   const { sweep, periodMs, logger } = options;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-
   const once = async () => {
     try {
       const report = await sweep.sweepOnce();
@@ -31,17 +28,5 @@ export function startCaptureSweepLoop(options: {
       logger.error({ err: error }, "abandoned capture sweep failed; retrying next period");
     }
   };
-  const tick = () => {
-    running = once().finally(() => {
-      if (!stopped) timer = setTimeout(tick, periodMs);
-    });
-  };
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return runPeriodically(once, periodMs);
 }

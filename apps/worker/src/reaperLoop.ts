@@ -6,6 +6,7 @@ import type {
   SweepReport,
 } from "@berth/sandbox";
 import type { Logger } from "pino";
+import { runPeriodically } from "./periodic.ts";
 
 export interface ReaperLoopOptions {
   readonly reaper: ReaperSystem;
@@ -32,10 +33,6 @@ export interface ReaperLoopOptions {
  */
 export function startReaperLoop(options: ReaperLoopOptions): { stop(): Promise<void> } {
   const { reaper, rotation, orphans, checkpoints, periodMs, logger } = options;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-
   const sweep = async () => {
     const started = performance.now();
     try {
@@ -65,19 +62,7 @@ export function startReaperLoop(options: ReaperLoopOptions): { stop(): Promise<v
       logger.error({ err: error }, "reaper sweep failed; retrying next period");
     }
   };
-  const tick = () => {
-    running = sweep().finally(() => {
-      if (!stopped) timer = setTimeout(tick, periodMs);
-    });
-  };
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return runPeriodically(sweep, periodMs);
 }
 
 function isBusy(report: SweepReport): boolean {

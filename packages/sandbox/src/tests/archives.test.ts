@@ -88,12 +88,12 @@ async function establish(w: LeaseWorld, s: SeededSession, spawner = spawnerOf(w)
   };
 }
 
-/** An admitted, settled write through the box's shell, as box services will run one. */
-async function writeInBox(
+/** Admits a write under the box's holder, as box services do before it reaches the box. */
+async function admitWrite(
   w: LeaseWorld,
   target: { session: SeededSession; box: WarmBox },
-  script: string,
-): Promise<void> {
+  operation: string,
+): Promise<{ admissionId: string }> {
   const { session, box } = target;
   const lease = await current(w, session);
   const admitted = await w.admissions.admit({
@@ -105,9 +105,20 @@ async function writeInBox(
     holderId: box.holderId,
     routeTargetId: null,
     routeEpoch: 0,
-    operation: "exec",
+    operation,
   });
   if (!admitted.admitted) throw new Error(`write not admitted: ${admitted.reason}`);
+  return admitted;
+}
+
+/** An admitted, settled write through the box's shell, as box services will run one. */
+async function writeInBox(
+  w: LeaseWorld,
+  target: { session: SeededSession; box: WarmBox },
+  script: string,
+): Promise<void> {
+  const { session, box } = target;
+  const admitted = await admitWrite(w, target, "exec");
   const result = await box.client.exec({ argv: ["sh", "-c", `set -e\n${script}`] });
   await w.admissions.settle({
     workspaceId: session.workspaceId,
@@ -418,19 +429,8 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     const box = await establish(w, s);
     await writeInBox(w, { session: s, box }, "printf early > early.txt");
     // A write admitted at generation 2 that has not reached the box yet (its call is running).
+    const admitted = await admitWrite(w, { session: s, box }, "fs.write");
     const lease = await current(w, s);
-    const admitted = await w.admissions.admit({
-      ...s,
-      leaseId: lease.id,
-      expectedEpoch: lease.epoch,
-      instanceId: box.instanceId,
-      holderKind: "direct",
-      holderId: box.holderId,
-      routeTargetId: null,
-      routeEpoch: 0,
-      operation: "fs.write",
-    });
-    if (!admitted.admitted) throw new Error(`write not admitted: ${admitted.reason}`);
     // It lands, and settles, only after the box's files were read (if they are read at all).
     const racing = new RacepointBackend(backend, {
       afterCapture: async (client) => {
