@@ -1,0 +1,2 @@
+export { describeBackendContract } from "./describeBackendContract.ts";
+export type { BackendContractFixture, BackendContractSetup } from "./contractFixture.ts";
