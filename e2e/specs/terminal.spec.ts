@@ -76,10 +76,14 @@ test("terminals: typed into, re-attached after a reload with their output, two s
   await shells.getByRole("tab", { name: "Shell 2" }).click();
   await expect(second.locator(".xterm-rows")).toContainText("second-56");
 
-  // Both come back after a reload, the one behind the other's tab included.
+  // Both come back after a reload, the one behind the other's tab included. xterm draws only a
+  // terminal on screen (it pauses its renderer while hidden), so the one behind is live at once
+  // and shows its output once its tab is chosen.
   await page.reload();
   await terminalTab.click();
   await expect(shells.getByRole("tab")).toHaveText(["Shell 1", "Shell 2"]);
+  await expect(first.getByTestId("terminal-state")).toHaveText("live");
+  await shells.getByRole("tab", { name: "Shell 1" }).click();
   await expect(first.locator(".xterm-rows")).toContainText("again-5");
   await shells.getByRole("tab", { name: "Shell 2" }).click();
   await expect(second.locator(".xterm-rows")).toContainText("second-56");
