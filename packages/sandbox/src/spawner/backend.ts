@@ -124,6 +124,30 @@ export class BackendError extends Error {
 }
 
 /**
+ * What an adapter caught, as a BackendError: one already is passes through; anything else takes
+ * the code the adapter's own classifier gives it, its message prefixed by the operation (and the
+ * box) that failed. Each adapter's one normalising function is this over its classifier.
+ */
+export function asBackendError(
+  error: unknown,
+  context: { readonly operation: string; readonly instanceId?: string | undefined },
+  classify: (error: unknown) => BackendErrorCode,
+): BackendError {
+  if (error instanceof BackendError) return error;
+  const where =
+    context.instanceId === undefined
+      ? context.operation
+      : `${context.operation} ${context.instanceId}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return new BackendError({
+    code: classify(error),
+    message: `${where}: ${message}`,
+    ...(context.instanceId === undefined ? {} : { instanceId: context.instanceId }),
+    cause: error,
+  });
+}
+
+/**
  * The Backend port: where boxes come from. Adapters: local (boxd processes) and Kubernetes.
  * `create` is idempotent per allocation id: a second create of the same allocation returns the
  * same box (that is how a spawner's successor adopts a box its predecessor created), and every

@@ -4,7 +4,7 @@
  * error, `not_found` only when the box's own object is gone — a missing namespace or CRD is a
  * configuration fault, never a lost box.
  */
-import { BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
+import { asBackendError, type BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
 import { AllocationInputError, AllocationRefusedError } from "./allocationErrors.ts";
 import { KubeConfigError } from "./kubeConfig.ts";
 import { KubeError, type KubeErrorKind } from "./kubeErrors.ts";
@@ -46,18 +46,7 @@ export function toBackendError(
   error: unknown,
   context: { readonly operation: string; readonly instanceId?: string },
 ): BackendError {
-  if (error instanceof BackendError) return error;
-  const where =
-    context.instanceId === undefined
-      ? context.operation
-      : `${context.operation} ${context.instanceId}`;
-  const message = error instanceof Error ? error.message : String(error);
-  return new BackendError({
-    code: codeOf(error),
-    message: `${where}: ${message}`,
-    ...(context.instanceId === undefined ? {} : { instanceId: context.instanceId }),
-    cause: error,
-  });
+  return asBackendError(error, context, codeOf);
 }
 
 function codeOf(error: unknown): BackendErrorCode {

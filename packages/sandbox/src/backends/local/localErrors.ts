@@ -1,5 +1,5 @@
 import { BoxError } from "@berth/box-protocol";
-import { BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
+import { asBackendError, type BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
 import { CgroupError } from "./cgroups/cgroupPort.ts";
 
 /**
@@ -10,18 +10,7 @@ export function toBackendError(
   error: unknown,
   context: { readonly operation: string; readonly instanceId?: string },
 ): BackendError {
-  if (error instanceof BackendError) return error;
-  const where =
-    context.instanceId === undefined
-      ? context.operation
-      : `${context.operation} ${context.instanceId}`;
-  const message = error instanceof Error ? error.message : String(error);
-  return new BackendError({
-    code: codeOf(error),
-    message: `${where}: ${message}`,
-    instanceId: context.instanceId,
-    cause: error,
-  });
+  return asBackendError(error, context, codeOf);
 }
 
 function codeOf(error: unknown): BackendErrorCode {
