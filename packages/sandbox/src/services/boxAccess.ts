@@ -18,6 +18,7 @@ import { BackendError } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { BoxServiceError } from "./boxServiceError.ts";
+import { LeaseChangeWaits } from "./leaseChangeWaits.ts";
 import type { LeaseWakeups } from "./leaseWakeups.ts";
 import { blockedAnswer, lostAnswer, spawnAnswer } from "./recoveryAnswers.ts";
 
@@ -76,13 +77,10 @@ export class BoxAccess {
   readonly #backends: BackendRegistry;
   readonly #spawner: SpawnerSystem;
   readonly #archiver: WorkspaceArchiver | undefined;
-  readonly #wakeups: LeaseWakeups | undefined;
-  readonly #pollMs: number;
   readonly #touchEveryMs: number;
   readonly #releasing = new Set<Promise<void>>();
   readonly #recovery: RecoveryActions;
-  /** One watch per lease state this process waits on, shared by every call waiting on it. */
-  readonly #waits = new Map<string, Promise<void>>();
+  readonly #waits: LeaseChangeWaits;
 
   constructor(options: BoxAccessOptions) {
     this.#resources = options.resources;
@@ -93,8 +91,11 @@ export class BoxAccess {
     this.#backends = options.backends;
     this.#spawner = options.spawner;
     this.#archiver = options.archiver;
-    this.#wakeups = options.wakeups;
-    this.#pollMs = options.pollMs ?? 100;
+    this.#waits = new LeaseChangeWaits({
+      leases: this.#leases,
+      wakeups: options.wakeups,
+      pollMs: options.pollMs ?? 100,
+    });
     this.#touchEveryMs =
       options.touchEveryMs ?? Math.max(1_000, Math.floor(options.resources.config.viewerTtlMs / 3));
     // An admin's restore captures and stops a live box as the reaper does: one capture path.
@@ -337,7 +338,7 @@ export class BoxAccess {
           epoch: acquired.lease.epoch,
         });
       }
-      await this.#waitForChange(acquired.lease, deadline);
+      await this.#waits.until(acquired.lease, deadline);
     }
   }
 
@@ -354,47 +355,6 @@ export class BoxAccess {
       // The lease the failure left decides: blocked (a corrupt archive, a restore out of
       // retries), or retryable with the one restore retry it still has.
       throw spawnAnswer(error, spawned);
-    }
-  }
-
-  /**
-   * Resolves once the lease left the state `seen` (or the deadline passed). Every call of this
-   * process waiting on the same state shares one watch: a herd of callers on a cold session
-   * costs one re-read per wake-up, not one each, which would otherwise crowd the spawner's own
-   * statements out of the connection pool while it warms the box.
-   */
-  #waitForChange(seen: LeaseSnapshot, deadline: number): Promise<void> {
-    const key = `${seen.id}:${String(seen.epoch)}:${seen.liveness}:${String(seen.expiresAt.getTime())}`;
-    const shared = this.#waits.get(key);
-    if (shared !== undefined) return shared;
-    const wait = this.#watchUntilMoved(seen, deadline).finally(() => {
-      this.#waits.delete(key);
-    });
-    this.#waits.set(key, wait);
-    return wait;
-  }
-
-  async #watchUntilMoved(seen: LeaseSnapshot, deadline: number): Promise<void> {
-    // Registered before the first wait: a commit that lands meanwhile still wakes it.
-    using wakeup = await this.#wakeups?.watchLease(seen.id);
-    for (;;) {
-      const maxWaitMs = Math.max(0, deadline - Date.now());
-      if (wakeup === undefined) await sleep(Math.min(this.#pollMs, maxWaitMs));
-      else await wakeup.next({ maxWaitMs, pollMs: this.#pollMs });
-      const now = await this.#leases.readByGroup({
-        workspaceId: seen.workspaceId,
-        sandboxGroupId: seen.sandboxGroupId,
-      });
-      // A new deadline counts too: a drain claim given back (a restore that could not go on)
-      // leaves the lease draining within a fresh grace, which the next acquire re-arms.
-      if (
-        now === null ||
-        now.epoch !== seen.epoch ||
-        now.liveness !== seen.liveness ||
-        now.expiresAt.getTime() !== seen.expiresAt.getTime()
-      )
-        return;
-      if (Date.now() >= deadline) return;
     }
   }
 
