@@ -1,5 +1,12 @@
 import type { BoxClient } from "@berth/box-protocol";
-import type { ArchiveProgress, Backend, BoxInfo, BoxMetadata, CreatedBox } from "@berth/sandbox";
+import type {
+  ArchiveProgress,
+  Backend,
+  BoxInfo,
+  CreateBoxInput,
+  CreatedBox,
+  ReadyOptions,
+} from "@berth/sandbox";
 
 /**
  * When each phase of the operation being timed was first and last seen, in ms since `start`:
@@ -50,7 +57,7 @@ export class MarkedBackend implements Backend {
     this.#marks = marks;
   }
 
-  async create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox> {
+  async create(input: CreateBoxInput): Promise<CreatedBox> {
     this.#marks.note("create");
     const created = await this.#inner.create(input);
     this.#marks.note("created");
@@ -67,6 +74,10 @@ export class MarkedBackend implements Backend {
 
   suspend(instanceId: string): Promise<void> {
     return this.#inner.suspend(instanceId);
+  }
+
+  ready(instanceId: string, options: ReadyOptions): Promise<BoxClient> {
+    return this.#inner.ready(instanceId, options);
   }
 
   connect(instanceId: string): Promise<BoxClient> {

@@ -11,6 +11,7 @@ import {
   defaultLeaseConfig,
   LeaseSystem,
   LocalBackend,
+  localExecutionProfile,
   SpawnerSystem,
 } from "@berth/sandbox";
 import { createTestDatabase } from "@berth/testkit";
@@ -163,6 +164,7 @@ export default defineBenchmark({
               epoch: 1,
               allocationId: `bench-${name}-${crypto.randomUUID()}`,
             },
+            profile: localExecutionProfile,
           }),
         ),
       );

@@ -55,8 +55,17 @@ export type {
   BoxLimits,
   BoxMetadata,
   BoxNetwork,
+  BoxState,
+  CreateBoxInput,
   CreatedBox,
+  ReadyOptions,
 } from "./spawner/backend.ts";
+export {
+  executionProfileSchema,
+  localExecutionProfile,
+  profileFingerprint,
+} from "./spawner/executionProfile.ts";
+export type { ExecutionProfile } from "./spawner/executionProfile.ts";
 export { OrphanSweepSystem } from "./spawner/orphanSweep.ts";
 export type { OrphanSweepReport } from "./spawner/orphanSweep.ts";
 export { SpawnError, spawnErrorCodes } from "./spawner/spawnError.ts";

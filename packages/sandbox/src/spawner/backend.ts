@@ -1,10 +1,16 @@
 import type { BoxClient } from "@berth/box-protocol";
 import type { BoxIsolation as DbBoxIsolation, BoxNetwork as DbBoxNetwork } from "@berth/db";
+import type { ExecutionProfile } from "./executionProfile.ts";
 
 /** What every box carries in its backend's metadata, so an orphan sweep can match it to a lease. */
 export interface BoxMetadata {
   readonly workspaceId: string;
   readonly leaseId: string;
+  /**
+   * The sandbox group the lease keeps a box for. A Kubernetes box is named by it and refused
+   * without it; absent on local boxes made before it was recorded.
+   */
+  readonly sandboxGroupId?: string;
   /** The warming epoch whose spawner created it. */
   readonly epoch: number;
   readonly allocationId: string;
@@ -76,8 +82,26 @@ export interface BoxInfo {
   readonly isolation: BoxIsolation;
   readonly network: BoxNetwork;
   readonly limits: BoxLimits;
-  /** running: serving; suspended: stopped with its disk kept; gone: only its record is left. */
-  readonly state: "running" | "suspended" | "gone";
+  readonly state: BoxState;
+}
+
+/**
+ * starting: made or resumed, not yet serving (a Pending pod; a local box never shows it, its
+ * create and resume return once boxd serves); running: serving; suspended: stopped with its disk
+ * kept; gone: only its record is left.
+ */
+export type BoxState = "starting" | "running" | "suspended" | "gone";
+
+/** What `create` is asked for: whose box (the metadata) and what it runs (the profile). */
+export interface CreateBoxInput {
+  readonly metadata: BoxMetadata;
+  readonly profile: ExecutionProfile;
+}
+
+/** One readiness wait: the whole budget (retries spend it, never extend it), and a caller abort. */
+export interface ReadyOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
 }
 
 /** A closed set of backend failures, normalized in one place per adapter. */
@@ -150,12 +174,23 @@ export function asBackendError(
 /**
  * The Backend port: where boxes come from. Adapters: local (boxd processes) and Kubernetes.
  * `create` is idempotent per allocation id: a second create of the same allocation returns the
- * same box (that is how a spawner's successor adopts a box its predecessor created), and every
- * create reports what the box runs with, so the lease records it in the step that records the box.
+ * same box (that is how a spawner's successor adopts a box its predecessor created) — unless it
+ * asks for another workspace, lease or execution profile, which is refused (`invalid`) with
+ * nothing changed. Every create reports what the box runs with, so the lease records it in the
+ * step that records the box. A box made or resumed may still be starting: `ready` is the one wait
+ * for it to serve.
  */
 export interface Backend {
   readonly kind: "local" | "kubernetes";
-  create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox>;
+  create(input: CreateBoxInput): Promise<CreatedBox>;
+  /**
+   * Waits until the box runs commands (boxd answers and runs `true`), and answers a client of
+   * it. A box still starting is not a failure until `timeoutMs` has passed; retries inside spend
+   * that one deadline. Fails `not_found` for a box that is gone, `unavailable` when the deadline
+   * passed (or a suspended box was never resumed), `capacity` when the backend said it has no
+   * room, `invalid` when the box can never start as asked.
+   */
+  ready(instanceId: string, options: ReadyOptions): Promise<BoxClient>;
   /** Brings a suspended box (or one left by a control-plane restart) back to serving. */
   resume(instanceId: string): Promise<void>;
   /** Stops and deletes the box. A box already gone counts as terminated (no error). */

@@ -1,4 +1,5 @@
 import type { Backend } from "./backend.ts";
+import { localExecutionProfile, type ExecutionProfile } from "./executionProfile.ts";
 
 /** Every kind of backend a session (and so its lease) may name: the `backend` column's CHECK. */
 export const backendKinds = ["local", "kubernetes"] as const;
@@ -40,19 +41,29 @@ export class BackendNotConfiguredError extends Error {
  */
 export class BackendRegistry {
   readonly #backends: ReadonlyMap<BackendKind, Backend>;
+  readonly #profiles: { readonly [kind in BackendKind]?: ExecutionProfile | undefined };
 
-  constructor(backends: { readonly [kind in BackendKind]?: Backend | undefined }) {
+  /**
+   * @param profiles what each backend's new boxes run; a local backend's default is
+   *   `localExecutionProfile`, a Kubernetes backend must be given one (its template and image)
+   */
+  constructor(
+    backends: { readonly [kind in BackendKind]?: Backend | undefined },
+    profiles: { readonly [kind in BackendKind]?: ExecutionProfile | undefined } = {},
+  ) {
     this.#backends = new Map(
       backendKinds.flatMap((kind) => {
         const backend = backends[kind];
         return backend === undefined ? [] : [[kind, backend] as const];
       }),
     );
+    this.#profiles = profiles;
+    for (const kind of this.#backends.keys()) this.#profileOf(kind);
   }
 
   /** One backend under its own kind: what a test or bench over one backend needs. */
-  static of(backend: Backend): BackendRegistry {
-    return new BackendRegistry({ [backend.kind]: backend });
+  static of(backend: Backend, profile?: ExecutionProfile): BackendRegistry {
+    return new BackendRegistry({ [backend.kind]: backend }, { [backend.kind]: profile });
   }
 
   /** The configured kinds, in the order of `backendKinds`. */
@@ -75,6 +86,26 @@ export class BackendRegistry {
     if (backend === undefined)
       throw new BackendNotConfiguredError({ backend: named.backend, configured: this.kinds() });
     return backend;
+  }
+
+  /**
+   * The execution profile the lease's box is created with: its backend's configured one (one per
+   * backend until sessions choose templates).
+   */
+  profileFor(named: NamesBackend): ExecutionProfile {
+    this.backendFor(named);
+    return this.#profileOf(named.backend);
+  }
+
+  #profileOf(kind: BackendKind): ExecutionProfile {
+    const profile = this.#profiles[kind];
+    if (profile !== undefined) return profile;
+    switch (kind) {
+      case "local":
+        return localExecutionProfile;
+      case "kubernetes":
+        throw new Error("a Kubernetes backend is configured with its execution profile");
+    }
   }
 
   /** Refuses a backend this process cannot serve, before anything is written for it. */

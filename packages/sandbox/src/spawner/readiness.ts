@@ -1,31 +1,78 @@
 import type { BoxClient } from "@berth/box-protocol";
+import { BackendError } from "./backend.ts";
+
+/** How long one `true` may take: a box that serves answers in milliseconds. */
+const EXEC_PROBE_MS = 5_000;
+const DEFAULT_INTERVAL_MS = 100;
 
 /**
- * Exec readiness: boxd answers its health check and really runs `true` (exit 0). Retried until
- * `timeoutMs` passes; an in-process wait, so it uses the monotonic clock, not the lease Clock.
+ * A box that is not serving yet, said by an adapter's reach: the wait goes on (until its
+ * deadline), and the reason is what the deadline's error names if it never changes.
  */
-export async function waitForExecReady(options: {
-  client: BoxClient;
-  timeoutMs: number;
-  intervalMs?: number;
-}): Promise<void> {
+export class NotServingYet extends Error {
+  override readonly name = "NotServingYet";
+}
+
+/**
+ * The one readiness wait every adapter's `ready` is: reach the box (`reach` answers a client,
+ * or throws NotServingYet or a transient error), then prove boxd answers its health check and
+ * really runs `true` (exit 0). Everything — reaching, probing, pausing — spends one deadline on
+ * the monotonic clock (an in-process wait, not the lease Clock); nothing extends it. A
+ * BackendError other than `unavailable` (the box is gone, can never start, or the backend is
+ * full) ends the wait at once: waiting longer would not change it.
+ *
+ * @throws BackendError `unavailable` once the deadline passed, naming the last reason
+ */
+export async function waitUntilServing(options: {
+  readonly instanceId: string;
+  readonly reach: (remainingMs: number) => Promise<BoxClient>;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  readonly intervalMs?: number;
+}): Promise<BoxClient> {
+  const { instanceId, signal } = options;
   const deadline = performance.now() + options.timeoutMs;
+  const remaining = (): number => Math.max(0, deadline - performance.now());
   let lastError: unknown;
-  while (performance.now() < deadline) {
+  do {
+    signal?.throwIfAborted();
     try {
-      await options.client.health();
-      const result = await options.client.exec({ argv: ["true"], timeoutMs: 5_000 });
-      if (result.exitCode === 0) return;
+      const client = await options.reach(remaining());
+      await client.health();
+      const result = await client.exec({
+        argv: ["true"],
+        timeoutMs: Math.max(1, Math.min(EXEC_PROBE_MS, Math.ceil(remaining()))),
+      });
+      if (result.exitCode === 0) return client;
       lastError = new Error(
         `\`true\` exited ${String(result.exitCode)} (signal ${String(result.signal)})`,
       );
     } catch (error) {
+      if (error instanceof BackendError && error.code !== "unavailable") throw error;
       lastError = error;
     }
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
-  }
-  throw new Error(
-    `box not ready within ${String(options.timeoutMs)} ms: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
-    { cause: lastError },
-  );
+    await pause(Math.min(options.intervalMs ?? DEFAULT_INTERVAL_MS, remaining()), signal);
+  } while (remaining() > 0);
+  throw new BackendError({
+    code: "unavailable",
+    message: `box ${instanceId} did not serve within ${String(options.timeoutMs)} ms: ${
+      lastError instanceof Error ? lastError.message : "no answer"
+    }`,
+    instanceId,
+    cause: lastError,
+  });
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    const abort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    signal?.addEventListener("abort", abort, { once: true });
+  });
 }

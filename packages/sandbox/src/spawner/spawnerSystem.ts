@@ -9,7 +9,7 @@ import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
 import type { BackendRegistry } from "./backendRegistry.ts";
 import type { Backend, CreatedBox } from "./backend.ts";
-import { waitForExecReady } from "./readiness.ts";
+import type { ExecutionProfile } from "./executionProfile.ts";
 import { settled, unwrap } from "./settled.ts";
 import { SpawnError } from "./spawnError.ts";
 
@@ -19,7 +19,7 @@ export interface SpawnerOptions {
   readonly backends: BackendRegistry;
   /** Restores archived workspaces; without it a lease with an archive is refused, untouched. */
   readonly restorer?: ArchiveRestorer;
-  /** How long a new box may take to answer `true`. */
+  /** How long a new box may take to serve (to answer `true`): one deadline, inside the backend. */
   readonly readinessTimeoutMs?: number;
 }
 
@@ -74,8 +74,10 @@ export class SpawnerSystem {
       expectedEpoch: spawned.epoch,
     };
     let backend: Backend;
+    let profile: ExecutionProfile;
     try {
       backend = this.#backends.backendFor(spawned);
+      profile = this.#backends.profileFor(spawned);
     } catch (error) {
       // Nothing was created: the lease goes cold, and the caller hears which backend is missing.
       const failed = await this.#fail({
@@ -104,9 +106,11 @@ export class SpawnerSystem {
         metadata: {
           workspaceId: spawned.workspaceId,
           leaseId: spawned.id,
+          sandboxGroupId: spawned.sandboxGroupId,
           epoch: spawned.epoch,
           allocationId,
         },
+        profile,
       });
     } catch (error) {
       const failed = await this.#fail({ fence, restore, error, reason: "create_failed" });
@@ -129,7 +133,7 @@ export class SpawnerSystem {
         rematerializationId: restore?.rematerializationId ?? null,
         confinement,
       }),
-      settled(this.#ready(backend, instanceId)),
+      settled(backend.ready(instanceId, { timeoutMs: this.#readinessTimeoutMs })),
     ]);
     if (recorded.outcome === "lost") {
       await this.#terminateOrLeave(backend, instanceId);
@@ -171,13 +175,6 @@ export class SpawnerSystem {
       throw superseded(commit.lease, commit.reason);
     }
     return { instanceId, lease: commit.lease };
-  }
-
-  /** A client of the box, once the box runs commands. */
-  async #ready(backend: Backend, instanceId: string): Promise<BoxClient> {
-    const client = await backend.connect(instanceId);
-    await waitForExecReady({ client, timeoutMs: this.#readinessTimeoutMs });
-    return client;
   }
 
   /**

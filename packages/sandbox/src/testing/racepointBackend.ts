@@ -1,10 +1,19 @@
 import type { BoxClient } from "@berth/box-protocol";
-import type { Backend, BoxInfo, BoxMetadata, CreatedBox } from "../spawner/backend.ts";
+import type {
+  Backend,
+  BoxInfo,
+  CreateBoxInput,
+  CreatedBox,
+  ReadyOptions,
+} from "../spawner/backend.ts";
 
 export interface Racepoints {
   /** Runs after the real create returned, before the spawner records the box. */
   afterCreate?: (instanceId: string) => Promise<void>;
-  /** Runs before connect returns (after record, before readiness and commit). */
+  /**
+   * Runs before connect or ready reaches the box (in a spawn: while the box is recorded, before
+   * readiness and commit).
+   */
   beforeConnect?: (instanceId: string) => Promise<void>;
   /** The create throws this instead of creating anything. */
   createFails?: Error;
@@ -39,16 +48,24 @@ export class RacepointBackend implements Backend {
     this.#points = { ...points };
   }
 
-  async create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox> {
+  async create(input: CreateBoxInput): Promise<CreatedBox> {
     if (this.#points.createFails !== undefined) throw this.#points.createFails;
     const created = await this.#inner.create(input);
     await this.#points.afterCreate?.(created.instanceId);
     return created;
   }
 
+  async ready(instanceId: string, options: ReadyOptions): Promise<BoxClient> {
+    await this.#points.beforeConnect?.(instanceId);
+    return this.#armed(instanceId, await this.#inner.ready(instanceId, options));
+  }
+
   async connect(instanceId: string): Promise<BoxClient> {
     await this.#points.beforeConnect?.(instanceId);
-    const client = await this.#inner.connect(instanceId);
+    return this.#armed(instanceId, await this.#inner.connect(instanceId));
+  }
+
+  #armed(instanceId: string, client: BoxClient): BoxClient {
     // Read when each call is made, so a re-armed backend applies to clients handed out before.
     const points = () => this.#points;
     return {

@@ -55,6 +55,7 @@ const backend: Backend = {
   terminate: (instanceId) => local.terminate(instanceId),
   suspend: (instanceId) => local.suspend(instanceId),
   inventory: () => local.inventory(),
+  ready: (instanceId, options) => local.ready(instanceId, options),
   connect: async (instanceId) => {
     const client = await local.connect(instanceId);
     return {

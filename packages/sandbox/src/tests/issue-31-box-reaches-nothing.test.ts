@@ -14,6 +14,7 @@ import { testBoxMetadata } from "./boxMetadata.ts";
 import { boxLayout, socketPathOf } from "../backends/local/boxFolder.ts";
 import { probeEgress } from "../backends/local/boxNetwork.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
+import { localExecutionProfile } from "../spawner/executionProfile.ts";
 
 const ci = process.env.CI === "true" || process.env.CI === "1";
 const egress = await probeEgress();
@@ -121,10 +122,16 @@ beforeAll(async () => {
   const open = (network: "egress" | "none") =>
     new LocalBackend({ dataDir, secret, isolation: "bubblewrap", network });
   const egressBackend = open("egress");
-  const { instanceId } = await egressBackend.create({ metadata: metadata("egress") });
+  const { instanceId } = await egressBackend.create({
+    metadata: metadata("egress"),
+    profile: localExecutionProfile,
+  });
   egressBox = { instanceId, client: await egressBackend.connect(instanceId) };
   const closedBackend = open("none");
-  const closed = await closedBackend.create({ metadata: metadata("closed") });
+  const closed = await closedBackend.create({
+    metadata: metadata("closed"),
+    profile: localExecutionProfile,
+  });
   closedBox = {
     instanceId: closed.instanceId,
     client: await closedBackend.connect(closed.instanceId),

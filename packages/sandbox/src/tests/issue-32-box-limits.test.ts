@@ -18,6 +18,7 @@ import { cgroupParentFor } from "../backends/local/boxLimits.ts";
 import { probeBubblewrap } from "../backends/local/bubblewrap.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
 import { childPids } from "../processes/processInfo.ts";
+import { localExecutionProfile } from "../spawner/executionProfile.ts";
 
 const MiB = 1024 * 1024;
 const ci = process.env.CI === "true" || process.env.CI === "1";
@@ -82,7 +83,10 @@ function running(pid: number): boolean {
 }
 
 async function open(name: string) {
-  const { instanceId } = await backend.create({ metadata: metadata(name) });
+  const { instanceId } = await backend.create({
+    metadata: metadata(name),
+    profile: localExecutionProfile,
+  });
   return { instanceId, client: await backend.connect(instanceId) };
 }
 

@@ -11,6 +11,7 @@ import { testBoxMetadata } from "./boxMetadata.ts";
 import { boxLayout, readBoxRecord } from "../backends/local/boxFolder.ts";
 import { probeBubblewrap } from "../backends/local/bubblewrap.ts";
 import { LocalBackend } from "../backends/local/localBackend.ts";
+import { localExecutionProfile } from "../spawner/executionProfile.ts";
 
 const ci = process.env.CI === "true" || process.env.CI === "1";
 // Only root can give commands another user; under CI (root) nothing is skipped.
@@ -44,7 +45,10 @@ beforeAll(async () => {
     boxUids: uids,
   });
   for (const name of ["a", "b"]) {
-    const { instanceId } = await backend.create({ metadata: metadata(name) });
+    const { instanceId } = await backend.create({
+      metadata: metadata(name),
+      profile: localExecutionProfile,
+    });
     boxes.push({ instanceId, client: await backend.connect(instanceId) });
   }
 }, 60_000);

@@ -192,6 +192,7 @@ describe("a capture killed mid-way (issue 33)", () => {
       terminate: (instanceId) => real.terminate(instanceId),
       suspend: (instanceId) => real.suspend(instanceId),
       inventory: () => real.inventory(),
+      ready: (instanceId, options) => real.ready(instanceId, options),
       connect: async (instanceId) => {
         const client = await real.connect(instanceId);
         return {

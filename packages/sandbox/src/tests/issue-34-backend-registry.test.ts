@@ -1,7 +1,6 @@
-// Issue 34: one backend registry and the installation id, over real Postgres and real local
-// boxes. A second Backend (the racepoint double over a local backend in another data folder)
-// is registered under the other kind, so where each spawn and connect went is observable: a
-// lease's box comes from, and is reached through, the backend the lease names, never another.
+// Issue 34: one backend registry and the installation id, over real Postgres, real local boxes
+// and the real Kubernetes backend on kube-sim (over HTTP, boxd as its pods' process): a lease's
+// box comes from, and is reached through, the backend the lease names, never another.
 // The installation id is agreed between the database and the data folder (a mismatch refused),
 // and a box labelled with another installation's id is neither listed nor swept as an orphan.
 import { randomUUID } from "node:crypto";
@@ -20,21 +19,24 @@ import { BoxAccess, type BoxCall } from "../services/boxAccess.ts";
 import { OrphanSweepSystem } from "../spawner/orphanSweep.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
-import { RacepointBackend } from "../testing/racepointBackend.ts";
+import { startKubeSim, type KubeSim } from "@berth/kube-sim";
+import { KubeClient } from "../backends/kubernetes/kubeClient.ts";
+import { KubernetesBackend } from "../backends/kubernetes/kubernetesBackend.ts";
+import { BOXD_TEST_IMAGE, boxdRuntimes } from "../backends/kubernetes/tests/boxdRuntime.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 import { TEST_BOX_SECRET, tempDataDir } from "./spawnerFixture.ts";
+import { localExecutionProfile } from "../spawner/executionProfile.ts";
 
 const world = useLeaseWorld();
 const ours = randomUUID();
 const theirs = randomUUID();
 let localDir = "";
-let otherDir = "";
 /** This installation's local backend. */
 let local: LocalBackend;
-/** The backend registered as `kubernetes`: a local backend in its own folder, observed. */
-let other: LocalBackend;
-const connectedThroughOther: string[] = [];
-let otherKind: RacepointBackend;
+let sim: KubeSim;
+/** This installation's Kubernetes backend, on kube-sim. */
+let kubernetes: KubernetesBackend;
+const kubeProfile = { template: "registry-test", image: BOXD_TEST_IMAGE, resources: {} };
 
 function localIn(dataDir: string, installationId?: string): LocalBackend {
   return new LocalBackend({
@@ -49,22 +51,21 @@ function localIn(dataDir: string, installationId?: string): LocalBackend {
 
 beforeAll(async () => {
   localDir = await tempDataDir();
-  otherDir = await tempDataDir();
   local = localIn(localDir, ours);
-  other = localIn(otherDir, ours);
-  otherKind = new RacepointBackend(other, {
-    beforeConnect: (instanceId) => {
-      connectedThroughOther.push(instanceId);
-      return Promise.resolve();
-    },
+  sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
+  kubernetes = new KubernetesBackend({
+    client: new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }),
+    installationId: () => Promise.resolve(ours),
+    secret: TEST_BOX_SECRET,
+    pollIntervalMs: 20,
   });
 });
 afterAll(async () => {
-  for (const dataDir of [localDir, otherDir]) {
-    const cleaner = localIn(dataDir);
-    for (const box of await cleaner.inventory()) await cleaner.terminate(box.instanceId);
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  const cleaner = localIn(localDir);
+  for (const box of await cleaner.inventory()) await cleaner.terminate(box.instanceId);
+  await rm(localDir, { recursive: true, force: true });
+  for (const box of await kubernetes.inventory()) await kubernetes.terminate(box.instanceId);
+  await sim.close();
 });
 
 function accessOver(w: LeaseWorld, backends: BackendRegistry): BoxAccess {
@@ -77,14 +78,17 @@ function call(s: SeededSession): BoxCall {
   return { ...s, requestId: randomUUID(), operation: { name: "list", writes: false } };
 }
 
-async function boxesOf(backend: LocalBackend, leaseId: string) {
+async function boxesOf(backend: LocalBackend | KubernetesBackend, leaseId: string) {
   return (await backend.inventory()).filter((box) => box.metadata.leaseId === leaseId);
 }
 
 describe("the backend registry", () => {
   it("spawns and connects a lease's box through the backend the lease names", async () => {
     const w = world.current;
-    const access = accessOver(w, new BackendRegistry({ local, kubernetes: otherKind }));
+    const access = accessOver(
+      w,
+      new BackendRegistry({ local, kubernetes }, { kubernetes: kubeProfile }),
+    );
     const onOther = await seedSession(w.db, "kubernetes");
     const onLocal = await seedSession(w.db, "local");
 
@@ -99,18 +103,29 @@ describe("the backend registry", () => {
     expect(otherLease?.instanceId).toBeTypeOf("string");
     expect(localLease?.backend).toBe("local");
     expect(localLease?.instanceId).toBeTypeOf("string");
-    // The kubernetes-named lease's box is in the other backend only, and was reached through it.
-    expect((await boxesOf(other, otherLease?.id ?? "")).map((b) => b.instanceId)).toEqual([
+    // The kubernetes-named lease's box is a Sandbox only, running in a pod, with its profile...
+    expect((await boxesOf(kubernetes, otherLease?.id ?? "")).map((b) => b.instanceId)).toEqual([
       otherLease?.instanceId,
     ]);
     expect(await boxesOf(local, otherLease?.id ?? "")).toEqual([]);
-    expect(connectedThroughOther).toContain(otherLease?.instanceId);
-    // ...and the local lease's box is a local one, never reached through the other.
+    expect(
+      await w.db.sandboxLease.findUnique({
+        where: { id: otherLease?.id ?? "" },
+        select: { boxIsolation: true, boxNetwork: true },
+      }),
+    ).toEqual({ boxIsolation: "pod", boxNetwork: "pod" });
+    // ...and the local lease's box is a local one, never a Sandbox.
     expect((await boxesOf(local, localLease?.id ?? "")).map((b) => b.instanceId)).toEqual([
       localLease?.instanceId,
     ]);
-    expect(await boxesOf(other, localLease?.id ?? "")).toEqual([]);
-    expect(connectedThroughOther).not.toContain(localLease?.instanceId);
+    expect(await boxesOf(kubernetes, localLease?.id ?? "")).toEqual([]);
+    // Each is reached through its own backend: a call reads what the other wrote in that box.
+    await access.run({ ...call(onOther), operation: { name: "write", writes: true } }, ({ box }) =>
+      box.write({ path: "where.txt", content: "kubernetes", expectedVersion: null }),
+    );
+    const kubeClient = await kubernetes.connect(otherLease?.instanceId ?? "");
+    expect((await kubeClient.read({ path: "where.txt" })).content).toBe("kubernetes");
+    await access.settled();
   });
 
   it("refuses a lease naming a backend it does not configure: nothing created, the lease cold", async () => {
@@ -218,6 +233,7 @@ describe("the installation id", () => {
     const orphanOf = (allocationId: string) => ({
       // A lease that does not exist: nothing records these boxes, each is an orphan to its own.
       metadata: { workspaceId: s.workspaceId, leaseId: randomUUID(), epoch: 0, allocationId },
+      profile: localExecutionProfile,
     });
     const foreign = localIn(localDir, theirs);
     const theirBox = await foreign.create(orphanOf(randomUUID()));

@@ -20,6 +20,7 @@ import {
 } from "./leaseFixture.ts";
 import { boxProcessesGone, killBox, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
 import { BackendRegistry } from "../spawner/backendRegistry.ts";
+import { localExecutionProfile } from "../spawner/executionProfile.ts";
 
 const world = useLeaseWorld();
 const local = useLocalBackend();
@@ -226,6 +227,7 @@ describe("the failure table", () => {
         epoch: 0,
         allocationId: intent.lease?.allocationId ?? "",
       },
+      profile: localExecutionProfile,
     });
     // ...and the spawner dies here, before recording the box.
 

@@ -1,4 +1,5 @@
 import type { Backend } from "../../spawner/backend.ts";
+import type { ExecutionProfile } from "../../spawner/executionProfile.ts";
 
 /**
  * What an adapter's contract test file gives the suite: adapters of any installation over one
@@ -12,6 +13,8 @@ export interface BackendContractFixture {
    * successor meets its predecessor's boxes.
    */
   adapter(installationId: string): Backend;
+  /** What the suite's boxes run: a profile the adapter's store can start. */
+  readonly profile: ExecutionProfile;
   /** An instance id in the adapter's own form that names no box (and never did). */
   absentInstanceId(): string;
   /** Removes what the fixture made; called after the suite has terminated its boxes. */

@@ -10,6 +10,9 @@ import {
 } from "../../spawner/backend.ts";
 import type { BackendContractFixture, BackendContractSetup } from "./contractFixture.ts";
 
+/** How long a box of the suite may take to serve. */
+const READY_MS = 30_000;
+
 /** A box the suite made, with the adapter of the installation that made it. */
 interface MadeBox {
   readonly instanceId: string;
@@ -38,6 +41,7 @@ export function describeBackendContract(name: string, setup: BackendContractSetu
     const metadataOf = (box: string): BoxMetadata => ({
       workspaceId: `ws-${box}-${nonce}`,
       leaseId: `lease-${box}-${nonce}`,
+      sandboxGroupId: `group-${box}-${nonce}`,
       epoch: 3,
       allocationId: `alloc-${box}-${nonce}`,
     });
@@ -50,9 +54,13 @@ export function describeBackendContract(name: string, setup: BackendContractSetu
       if (making === undefined) {
         const backend = fix().adapter(installationId);
         const metadata = { ...metadataOf(box), ...extra };
+        // A box made may still be starting: ready is the port's one wait for it to serve.
         making = backend
-          .create({ metadata })
-          .then(({ instanceId }) => ({ instanceId, metadata, backend }));
+          .create({ metadata, profile: fix().profile })
+          .then(async ({ instanceId }) => {
+            await backend.ready(instanceId, { timeoutMs: READY_MS });
+            return { instanceId, metadata, backend };
+          });
         made.set(box, making);
       }
       return making;
@@ -78,15 +86,57 @@ export function describeBackendContract(name: string, setup: BackendContractSetu
       await write(await box.backend.connect(box.instanceId), "idempotent/blob.bin", bytes);
       // Another adapter object of the same installation, as a spawner's successor would be.
       const successor = fix().adapter(installationA);
-      const again = await successor.create({ metadata: box.metadata });
+      const again = await successor.create({ metadata: box.metadata, profile: fix().profile });
       expect(again.instanceId).toBe(box.instanceId);
       expect(await read(await successor.connect(again.instanceId), "idempotent/blob.bin")).toEqual(
         bytes,
       );
       // And the same adapter object asked again.
-      expect((await box.backend.create({ metadata: box.metadata })).instanceId).toBe(
-        box.instanceId,
+      expect(
+        (await box.backend.create({ metadata: box.metadata, profile: fix().profile })).instanceId,
+      ).toBe(box.instanceId);
+    });
+
+    it("create of the same allocation for another profile, workspace or lease is refused, the box untouched", async () => {
+      const box = await first();
+      const client = await box.backend.connect(box.instanceId);
+      await write(client, "refused/kept.txt", Buffer.from("kept\n"));
+      const profile = fix().profile;
+      const refusals = [
+        { metadata: box.metadata, profile: { ...profile, image: `${profile.image}-other` } },
+        { metadata: box.metadata, profile: { ...profile, template: `${profile.template}-other` } },
+        {
+          metadata: { ...box.metadata, workspaceId: `${box.metadata.workspaceId}-other` },
+          profile,
+        },
+        { metadata: { ...box.metadata, leaseId: `${box.metadata.leaseId}-other` }, profile },
+      ];
+      for (const input of refusals) {
+        const refused = await box.backend.create(input).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(refused).toBeInstanceOf(BackendError);
+        expect((refused as BackendError).code).toBe("invalid");
+      }
+      const listed = find(await box.backend.inventory(), box.instanceId);
+      expect(listed).toMatchObject({ metadata: box.metadata, state: "running" });
+      expect(await read(client, "refused/kept.txt")).toEqual(Buffer.from("kept\n"));
+    });
+
+    it("ready answers a client of a serving box; for a box never made it fails not_found at once", async () => {
+      const box = await first();
+      const client = await box.backend.ready(box.instanceId, { timeoutMs: READY_MS });
+      expect((await client.exec({ argv: ["true"] })).exitCode).toBe(0);
+      const started = performance.now();
+      const missing = await box.backend.ready(fix().absentInstanceId(), { timeoutMs: 60_000 }).then(
+        () => undefined,
+        (error: unknown) => error,
       );
+      expect(missing).toBeInstanceOf(BackendError);
+      expect((missing as BackendError).code).toBe("not_found");
+      // Not the deadline: a box that does not exist will not start by waiting.
+      expect(performance.now() - started).toBeLessThan(30_000);
     });
 
     it("create with another allocation gives another box", async () => {

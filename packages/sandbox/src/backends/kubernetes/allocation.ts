@@ -12,11 +12,10 @@ import {
   AllocationRefusedError,
   type AllocationField,
 } from "./allocationErrors.ts";
+import { executionProfileSchema, type ExecutionProfile } from "../../spawner/executionProfile.ts";
 import {
   executionProfileFingerprint,
-  executionProfileSchema,
   podTemplateHash,
-  type ExecutionProfile,
   type PodTemplate,
 } from "./executionProfile.ts";
 import type { KubeClient } from "./kubeClient.ts";

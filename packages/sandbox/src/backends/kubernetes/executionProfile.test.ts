@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   executionProfileFingerprint,
   podTemplateHash,
-  type ExecutionProfile,
   type PodTemplate,
 } from "./executionProfile.ts";
+import type { ExecutionProfile } from "../../spawner/executionProfile.ts";
 
 const profile: ExecutionProfile = {
   template: "default",

@@ -5,28 +5,8 @@
  * their objects were built in.
  */
 import { canonicalFingerprint, type CanonicalJsonValue } from "@berth/box-protocol";
-import { z } from "zod";
+import type { ExecutionProfile } from "../../spawner/executionProfile.ts";
 import type { JsonValue } from "./kubeObjects.ts";
-
-const quantities = z.record(z.string().min(1), z.string().min(1));
-
-/**
- * The execution profile: the template a box is made from, its image, its resources and its
- * runtime class. A re-allocation under another profile is refused, never adopted.
- */
-export const executionProfileSchema = z.strictObject({
-  /** The template the box is made from (a Berth template, or a SandboxTemplate's name). */
-  template: z.string().min(1),
-  image: z.string().min(1),
-  /** Kubernetes resource quantities, as a container's `resources` spells them. */
-  resources: z.strictObject({
-    requests: quantities.optional(),
-    limits: quantities.optional(),
-  }),
-  /** The pod's `runtimeClassName` (gVisor, Kata, …); absent means the cluster's default. */
-  runtimeClassName: z.string().min(1).optional(),
-});
-export type ExecutionProfile = z.infer<typeof executionProfileSchema>;
 
 /** A Sandbox's `spec.podTemplate`: metadata Berth sets, and a pod spec carried as opaque JSON. */
 export interface PodTemplate {

@@ -33,12 +33,8 @@ export {
 export type { DerivedNames } from "./sandboxNames.ts";
 export { installationSelector, readSandboxIdentity, sandboxLabels } from "./sandboxLabels.ts";
 export type { SandboxIdentity } from "./sandboxLabels.ts";
-export {
-  executionProfileFingerprint,
-  executionProfileSchema,
-  podTemplateHash,
-} from "./executionProfile.ts";
-export type { ExecutionProfile, PodTemplate } from "./executionProfile.ts";
+export { executionProfileFingerprint, podTemplateHash } from "./executionProfile.ts";
+export type { PodTemplate } from "./executionProfile.ts";
 export { allocateSandbox, allocationScope, readAllocation } from "./allocation.ts";
 export type {
   Allocation,

@@ -14,6 +14,7 @@
  * the backend is a poll.
  */
 import {
+  CoreV1Api,
   CustomObjectsApi,
   Observable,
   PatchStrategy,
@@ -29,6 +30,8 @@ import { KubeError, normalizeKubeError, unreadableAnswer, type KubeRequest } fro
 import {
   kubeListSchema,
   kubeObjectSchema,
+  podSchema,
+  type PodReading,
   type CustomKind,
   type JsonValue,
   type KubeObject,
@@ -87,6 +90,7 @@ export class KubeClient {
   readonly server: string;
   readonly requestTimeoutMs: number;
   readonly #custom: CustomObjectsApi;
+  readonly #core: CoreV1Api;
 
   /**
    * Builds the client; contacts nothing.
@@ -105,6 +109,7 @@ export class KubeClient {
     this.server = loaded.server;
     this.requestTimeoutMs = timeout;
     this.#custom = loaded.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.#core = loaded.kubeConfig.makeApiClient(CoreV1Api);
   }
 
   /** Starts an operation: the one deadline its requests (and a caller's retries) all spend. */
@@ -137,6 +142,24 @@ export class KubeClient {
       this.#custom.getNamespacedCustomObject({ ...this.#at(kind), name }, options),
     );
     return this.#object(request, answer);
+  }
+
+  /** GET one pod (the core kind a box runs as): read only, to find and trust its address. */
+  async getPod(op: Operation, name: string): Promise<PodReading> {
+    const request: KubeRequest = { verb: "get", resource: "pods", namespace: this.namespace, name };
+    const answer = await this.#send(op, request, (options) =>
+      this.#core.readNamespacedPod({ name, namespace: this.namespace }, options),
+    );
+    const parsed = podSchema.safeParse(answer);
+    if (!parsed.success) throw unreadableAnswer(request, "a pod Berth cannot read");
+    const { metadata, status } = parsed.data;
+    return {
+      name: metadata.name,
+      uid: metadata.uid,
+      deleting: metadata.deletionTimestamp != null,
+      phase: status?.phase,
+      podIP: status?.podIP === "" ? undefined : status?.podIP,
+    };
   }
 
   /** One GET of the collection (no watch), optionally narrowed by a label selector. */

@@ -64,3 +64,32 @@ export type KubeObject = z.infer<typeof kubeObjectSchema> & {
 export const kubeListSchema = z.looseObject({
   items: z.array(kubeObjectSchema),
 });
+
+/**
+ * The few fields of a pod Berth reads. client-node answers core kinds as typed models (its
+ * timestamps are Dates), so the pod has its own schema rather than the custom kinds' one.
+ */
+export const podSchema = z.looseObject({
+  metadata: z.looseObject({
+    name: z.string(),
+    uid: z.string().optional(),
+    deletionTimestamp: z.union([z.string(), z.date()]).nullish(),
+  }),
+  status: z
+    .looseObject({
+      phase: z.string().optional(),
+      podIP: z.string().optional(),
+    })
+    .optional(),
+});
+
+/** A pod as Berth reads it: who it is, whether it is going, and where it answers. */
+export interface PodReading {
+  readonly name: string;
+  readonly uid: string | undefined;
+  /** It has a deletionTimestamp: terminating, never bound. */
+  readonly deleting: boolean;
+  /** Pending, Running, Succeeded, Failed or Unknown. */
+  readonly phase: string | undefined;
+  readonly podIP: string | undefined;
+}

@@ -3,6 +3,7 @@ import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { BackendError, noBoxLimits, type BoxConfinement } from "../../spawner/backend.ts";
+import { executionProfileSchema } from "../../spawner/executionProfile.ts";
 import { isInstanceId } from "./instanceIds.ts";
 
 // A local box is one folder, <dataDir>/boxes/<instanceId>/:
@@ -62,6 +63,7 @@ export function boxLayout(options: {
 export const boxMetadataSchema = z.object({
   workspaceId: z.string().min(1).max(200),
   leaseId: z.string().min(1).max(200),
+  sandboxGroupId: z.string().min(1).max(200).optional(),
   epoch: z.number().int().nonnegative(),
   allocationId: z.string().min(1).max(200),
   installationId: z.uuid().optional(),
@@ -95,6 +97,8 @@ const boxLimitsSchema = z
 const recordFields = {
   instanceId: z.string(),
   metadata: boxMetadataSchema,
+  /** What the box was created to run; null on a box recorded before profiles were. */
+  profile: executionProfileSchema.nullable().default(null),
   createdAt: z.iso.datetime(),
   isolation: z.enum(["bubblewrap", "none"]),
 };

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { localExecutionProfile } from "../../spawner/executionProfile.ts";
 import { describeBackendContract } from "../contract/index.ts";
 import { instanceIdFor } from "./instanceIds.ts";
 import { LocalBackend } from "./localBackend.ts";
@@ -19,6 +20,7 @@ describeBackendContract("local", async () => {
         isolation: "auto",
         installationId: () => Promise.resolve(installationId),
       }),
+    profile: localExecutionProfile,
     absentInstanceId: () => instanceIdFor(`never-${randomBytes(4).toString("hex")}`),
     dispose: () => rm(dataDir, { recursive: true, force: true }),
   };

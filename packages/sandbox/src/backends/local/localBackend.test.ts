@@ -14,6 +14,7 @@ import { probeBubblewrap } from "./bubblewrap.ts";
 import { LocalBackend } from "./localBackend.ts";
 import type { LocalBackendOptions } from "./localSettings.ts";
 import type { LocalBackendLogger } from "./logger.ts";
+import { localExecutionProfile } from "../../spawner/executionProfile.ts";
 
 const repoRoot = fileURLToPath(new URL("../../../../../", import.meta.url));
 const secret = randomBytes(32).toString("hex");
@@ -125,8 +126,8 @@ describe("LocalBackend", () => {
     const meta = metadata("basic");
     // Two backend objects creating the same allocation at once: one box, one boxd.
     const [first, second] = await Promise.all([
-      backend().create({ metadata: meta }),
-      backend().create({ metadata: meta }),
+      backend().create({ metadata: meta, profile: localExecutionProfile }),
+      backend().create({ metadata: meta, profile: localExecutionProfile }),
     ]);
     expect(second.instanceId).toBe(first.instanceId);
     const { instanceId } = first;
@@ -146,7 +147,7 @@ describe("LocalBackend", () => {
       limits: record.limits,
     });
     expect(record.limits.processes).toBe(512);
-    expect(await local.create({ metadata: meta })).toEqual(first);
+    expect(await local.create({ metadata: meta, profile: localExecutionProfile })).toEqual(first);
     expect(runningPid(await recordOf(instanceId))).toBe(pid);
     const nodePids = await boxdNodePids(instanceId);
     expect(nodePids).toHaveLength(1);
@@ -167,13 +168,16 @@ describe("LocalBackend", () => {
   it("refuses invalid metadata and ids", async () => {
     const local = backend();
     await expect(
-      local.create({ metadata: { ...metadata("bad"), allocationId: "" } }),
+      local.create({
+        metadata: { ...metadata("bad"), allocationId: "" },
+        profile: localExecutionProfile,
+      }),
     ).rejects.toMatchObject({
       name: "BackendError",
       code: "invalid",
     });
     await expect(
-      local.create({ metadata: { ...metadata("bad"), epoch: -1 } }),
+      local.create({ metadata: { ...metadata("bad"), epoch: -1 }, profile: localExecutionProfile }),
     ).rejects.toMatchObject({
       code: "invalid",
     });
@@ -186,8 +190,8 @@ describe("LocalBackend", () => {
     async () => {
       const local = backend({ isolation: "bubblewrap" });
       const [a, b] = await Promise.all([
-        local.create({ metadata: metadata("iso-a") }),
-        local.create({ metadata: metadata("iso-b") }),
+        local.create({ metadata: metadata("iso-a"), profile: localExecutionProfile }),
+        local.create({ metadata: metadata("iso-b"), profile: localExecutionProfile }),
       ]);
       const boxA = await local.connect(a.instanceId);
       const boxB = await local.connect(b.instanceId);
@@ -267,7 +271,10 @@ describe("LocalBackend", () => {
 
   it("is picked up by a new backend object: reuses a running boxd, restarts a dead one", async () => {
     const before = backend();
-    const { instanceId } = await before.create({ metadata: metadata("restart") });
+    const { instanceId } = await before.create({
+      metadata: metadata("restart"),
+      profile: localExecutionProfile,
+    });
     await (await before.connect(instanceId)).write({ path: "kept.txt", content: "kept" });
     const original = await recordOf(instanceId);
 
@@ -309,13 +316,18 @@ describe("LocalBackend", () => {
 
   it("suspends, resumes and terminates boxes; caps running boxes; unknown ids", async () => {
     const local = backend({ maxBoxes: 1 });
-    const { instanceId } = await local.create({ metadata: metadata("life") });
+    const { instanceId } = await local.create({
+      metadata: metadata("life"),
+      profile: localExecutionProfile,
+    });
     await (await local.connect(instanceId)).write({ path: "state.txt", content: "saved" });
     const layout = layoutOf(instanceId);
 
     // One box runs: a second is refused before anything is made.
     const over = metadata("over");
-    await expect(local.create({ metadata: over })).rejects.toMatchObject({ code: "capacity" });
+    await expect(
+      local.create({ metadata: over, profile: localExecutionProfile }),
+    ).rejects.toMatchObject({ code: "capacity" });
     expect((await local.inventory()).map((box) => box.instanceId)).toEqual([instanceId]);
 
     const running = runningPid(await recordOf(instanceId));
@@ -368,9 +380,10 @@ describe("LocalBackend", () => {
     const isolatedMeta = metadata("inv-isolated");
     const plainMeta = metadata("inv-plain");
     const [isolated, plain] = await Promise.all([
-      backend().create({ metadata: isolatedMeta }),
+      backend().create({ metadata: isolatedMeta, profile: localExecutionProfile }),
       backend({ bwrapPath: missing, ci: false, allowUnisolated: true, logger }).create({
         metadata: plainMeta,
+        profile: localExecutionProfile,
       }),
     ]);
     // A second fallback in this process is not logged again (it fails on capacity after resolving).
@@ -378,6 +391,7 @@ describe("LocalBackend", () => {
       backend({ bwrapPath: missing, ci: false, allowUnisolated: true, logger, maxBoxes: 1 }).create(
         {
           metadata: metadata("x"),
+          profile: localExecutionProfile,
         },
       ),
     ).rejects.toMatchObject({ code: "capacity" });
@@ -412,7 +426,10 @@ describe("LocalBackend", () => {
       { isolation: "bubblewrap", ci: false },
     ] as const) {
       await expect(
-        backend({ ...options, bwrapPath: missing }).create({ metadata: metadata("ci") }),
+        backend({ ...options, bwrapPath: missing }).create({
+          metadata: metadata("ci"),
+          profile: localExecutionProfile,
+        }),
       ).rejects.toMatchObject({
         code: "unavailable",
         message: expect.stringContaining("bubblewrap is required") as unknown,
@@ -424,7 +441,7 @@ describe("LocalBackend", () => {
   it("refuses a data folder whose socket path would not fit in 107 bytes, naming it", async () => {
     const longDir = join(dataDir, "d".repeat(100));
     const local = new LocalBackend({ dataDir: longDir, secret, isolation: "auto" });
-    const refused = local.create({ metadata: metadata("long") });
+    const refused = local.create({ metadata: metadata("long"), profile: localExecutionProfile });
     await expect(refused).rejects.toMatchObject({ code: "invalid" });
     await expect(refused).rejects.toThrow(/over 107 bytes .*shorter BERTH_DATA_DIR/);
     await rm(longDir, { recursive: true, force: true });
@@ -434,7 +451,7 @@ describe("LocalBackend", () => {
     const entry = join(dataDir, "crashingBoxd.mjs");
     await writeFile(entry, 'console.error("boxd exploded: no config"); process.exit(3);\n');
     const local = backend({ isolation: "none", boxdEntry: entry });
-    const failure = local.create({ metadata: metadata("crash") });
+    const failure = local.create({ metadata: metadata("crash"), profile: localExecutionProfile });
     await expect(failure).rejects.toMatchObject({ code: "unavailable" });
     await expect(failure).rejects.toThrow(
       /exited with code 3 before listening[\s\S]*boxd exploded: no config/,

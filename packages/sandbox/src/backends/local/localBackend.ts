@@ -9,8 +9,16 @@ import {
   type Backend,
   type BoxInfo,
   type BoxMetadata,
+  type CreateBoxInput,
   type CreatedBox,
+  type ReadyOptions,
 } from "../../spawner/backend.ts";
+import {
+  executionProfileSchema,
+  profileFingerprint,
+  type ExecutionProfile,
+} from "../../spawner/executionProfile.ts";
+import { waitUntilServing } from "../../spawner/readiness.ts";
 import {
   boxesFolder,
   boxLayout,
@@ -66,14 +74,11 @@ export class LocalBackend implements Backend {
     this.#settings = settingsFrom(options);
   }
 
-  async create(input: { readonly metadata: BoxMetadata }): Promise<CreatedBox> {
+  async create(input: CreateBoxInput): Promise<CreatedBox> {
     const parsed = boxMetadataSchema.safeParse(input.metadata);
-    if (!parsed.success) {
-      throw new BackendError({
-        code: "invalid",
-        message: `create: invalid metadata: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
-      });
-    }
+    if (!parsed.success) throw invalidInput("metadata", parsed.error.issues);
+    const profile = executionProfileSchema.safeParse(input.profile);
+    if (!profile.success) throw invalidInput("profile", profile.error.issues);
     const installationId = await this.#settings.installationId?.();
     const metadata: BoxMetadata = {
       ...parsed.data,
@@ -83,9 +88,9 @@ export class LocalBackend implements Backend {
     const running = await this.#guarded({ operation: "create", instanceId }, async (layout) => {
       let record = await readBoxRecord(layout);
       if (record === undefined) {
-        record = await this.#newBox({ layout, metadata });
+        record = await this.#newBox({ layout, metadata, profile: profile.data });
       } else {
-        this.#checkSameAllocation(record, metadata);
+        this.#checkSameAllocation(record, metadata, profile.data);
       }
       return this.#ensureRunning(layout, record);
     });
@@ -139,6 +144,16 @@ export class LocalBackend implements Backend {
       if (record.boxd === null) return;
       await writeBoxRecord(layout, { ...record, boxd: null });
       this.#settings.logger.info({ instanceId }, "box suspended");
+    });
+  }
+
+  /** A local box serves once create or resume returns; this proves it, within one deadline. */
+  ready(instanceId: string, options: ReadyOptions): Promise<BoxClient> {
+    return waitUntilServing({
+      instanceId,
+      reach: () => this.connect(instanceId),
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
     });
   }
 
@@ -282,8 +297,9 @@ export class LocalBackend implements Backend {
   async #newBox(creation: {
     readonly layout: BoxLayout;
     readonly metadata: BoxMetadata;
+    readonly profile: ExecutionProfile;
   }): Promise<BoxRecord> {
-    const { layout, metadata } = creation;
+    const { layout, metadata, profile } = creation;
     const isolation = await this.#isolation();
     await this.#checkCapacity(layout.instanceId);
     await mkdir(layout.workspace, { recursive: true, mode: 0o700 });
@@ -291,6 +307,7 @@ export class LocalBackend implements Backend {
       format: 2,
       instanceId: layout.instanceId,
       metadata,
+      profile,
       createdAt: new Date().toISOString(),
       isolation,
       // Decided at each start (a box made before egress was set up gets it once it is).
@@ -308,10 +325,21 @@ export class LocalBackend implements Backend {
   }
 
   /**
-   * A second create of an allocation adopts its box — but never across workspaces or leases.
-   * The epoch may differ (a successor spawner adopting it); the record keeps the creator's.
+   * A second create of an allocation adopts its box — but never across workspaces, leases or
+   * execution profiles. The epoch may differ (a successor spawner adopting it); the record keeps
+   * the creator's. A box recorded before profiles were is adopted under any profile.
    */
-  #checkSameAllocation(record: BoxRecord, metadata: BoxMetadata): void {
+  #checkSameAllocation(record: BoxRecord, metadata: BoxMetadata, profile: ExecutionProfile): void {
+    if (
+      record.profile !== null &&
+      profileFingerprint(record.profile) !== profileFingerprint(profile)
+    ) {
+      throw new BackendError({
+        code: "invalid",
+        message: `allocation ${metadata.allocationId} already made box ${record.instanceId} with another execution profile (template ${record.profile.template}, image ${record.profile.image})`,
+        instanceId: record.instanceId,
+      });
+    }
     const stored = record.metadata;
     if (
       stored.allocationId !== metadata.allocationId ||
@@ -513,4 +541,15 @@ export class LocalBackend implements Backend {
   #token(instanceId: string): string {
     return deriveBoxToken({ secret: this.#settings.secret, instanceId });
   }
+}
+
+function invalidInput(
+  what: string,
+  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
+): BackendError {
+  const listed = issues.map((issue) => `${issue.path.map(String).join(".")}: ${issue.message}`);
+  return new BackendError({
+    code: "invalid",
+    message: `create: invalid ${what}: ${listed.join("; ")}`,
+  });
 }

@@ -1,0 +1,129 @@
+// The port's readiness on the Kubernetes adapter (issue 34): one deadline per wait, inside the
+// backend. A box still starting (a pod stuck Pending, a suspended Sandbox) is not a failure
+// until the deadline passes; API failures meanwhile are retried inside it, never past it.
+// kube-sim over real HTTP, its controller making the pods and its kubelet running boxd.
+import { randomBytes, randomUUID } from "node:crypto";
+import { startKubeSim, type KubeSim } from "@berth/kube-sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BackendError, type BoxMetadata } from "../../spawner/backend.ts";
+import { KubeClient } from "./kubeClient.ts";
+import { KubernetesBackend } from "./kubernetesBackend.ts";
+import { SANDBOX } from "./kubeObjects.ts";
+import { BOXD_TEST_IMAGE, boxdRuntimes } from "./tests/boxdRuntime.ts";
+import { until } from "./tests/simClient.ts";
+
+let sim: KubeSim;
+let backend: KubernetesBackend;
+const installationId = randomUUID();
+const profile = { template: "readiness", image: BOXD_TEST_IMAGE, resources: {} };
+
+beforeAll(async () => {
+  sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
+  backend = new KubernetesBackend({
+    client: new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }),
+    installationId: () => Promise.resolve(installationId),
+    secret: randomBytes(24).toString("hex"),
+    pollIntervalMs: 20,
+  });
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+function metadata(): BoxMetadata {
+  return {
+    workspaceId: randomUUID(),
+    leaseId: randomUUID(),
+    sandboxGroupId: randomUUID(),
+    epoch: 1,
+    allocationId: randomUUID(),
+  };
+}
+
+/** The rejection of what `start` starts, and how long (ms, monotonic) it took to reject. */
+async function timedRejection(start: () => Promise<unknown>): Promise<[unknown, number]> {
+  const started = performance.now();
+  try {
+    await start();
+  } catch (error) {
+    return [error, performance.now() - started];
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("Kubernetes readiness", () => {
+  it("a pod stuck Pending is not a failure until the deadline: then unavailable, naming why", async () => {
+    // An image whose pull never succeeds: the pod stays Pending from its first look.
+    const image = `never-pulled-${randomBytes(4).toString("hex")}`;
+    sim.kubelet?.faults.set({ image }, { kind: "ImagePull" });
+    const { instanceId } = await backend.create({
+      metadata: metadata(),
+      profile: { ...profile, image },
+    });
+    const [error, tookMs] = await timedRejection(() =>
+      backend.ready(instanceId, { timeoutMs: 1_500 }),
+    );
+    expect(error).toBeInstanceOf(BackendError);
+    expect((error as BackendError).code).toBe("unavailable");
+    expect((error as BackendError).message).toMatch(/did not serve within 1500 ms/);
+    expect((error as BackendError).message).toMatch(/is starting: Ready is False/);
+    expect(tookMs).toBeGreaterThanOrEqual(1_500);
+    const listed = (await backend.inventory()).find((box) => box.instanceId === instanceId);
+    expect(listed?.state).toBe("starting");
+    await backend.terminate(instanceId);
+  });
+
+  it("a box that starts serving inside the deadline is ready: the wait outlasts a suspended Sandbox", async () => {
+    const { instanceId } = await backend.create({ metadata: metadata(), profile });
+    await backend.ready(instanceId, { timeoutMs: 30_000 });
+    await backend.suspend(instanceId);
+    const readsBefore = sandboxReads(instanceId);
+    const waiting = backend.ready(instanceId, { timeoutMs: 60_000 });
+    // Seen suspended, and still waiting, more than once...
+    await until(() => sandboxReads(instanceId) >= readsBefore + 3, 30_000);
+    // ...until someone resumes it behind this wait's back.
+    await new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }).patch(
+      startedOperation(),
+      { kind: SANDBOX, name: instanceId },
+      { type: "merge", body: { spec: { operatingMode: "Running" } } },
+    );
+    const client = await waiting;
+    expect((await client.exec({ argv: ["true"] })).exitCode).toBe(0);
+    await backend.terminate(instanceId);
+  });
+
+  it("API failures are retried inside the one deadline, and end the wait at it", async () => {
+    const { instanceId } = await backend.create({ metadata: metadata(), profile });
+    const failing = sim.faults.inject({
+      verb: "get",
+      resource: "sandboxes",
+      name: instanceId,
+      effect: { kind: "status", code: 503 },
+    });
+    const [error, tookMs] = await timedRejection(() =>
+      backend.ready(instanceId, { timeoutMs: 1_000 }),
+    );
+    expect((error as BackendError).code).toBe("unavailable");
+    expect((error as BackendError).message).toMatch(/did not serve within 1000 ms/);
+    expect(failing.injected).toBeGreaterThan(1);
+    expect(tookMs).toBeGreaterThanOrEqual(1_000);
+    failing.remove();
+    // The same box, asked again, serves: nothing of the failed wait is left to block it.
+    const client = await backend.ready(instanceId, { timeoutMs: 30_000 });
+    expect((await client.exec({ argv: ["true"] })).exitCode).toBe(0);
+    await backend.terminate(instanceId);
+  });
+});
+
+function sandboxReads(name: string): number {
+  return sim.requests
+    .filter({ resource: "sandboxes" })
+    .filter((r) => r.verb === "get" && r.name === name).length;
+}
+
+function startedOperation() {
+  return new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }).operation({
+    label: "resume behind the wait",
+    timeoutMs: 10_000,
+  });
+}
