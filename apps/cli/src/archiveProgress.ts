@@ -24,8 +24,8 @@ export async function withArchiveProgress<T>(
   let started = false;
   let baselineAt: number | undefined;
   let display: { phase: TransferPhase; bar: ProgressDisplay; last: TransferProgress } | undefined;
-  let sawFigure: () => void = () => undefined;
-  const figureSeen = new Promise<void>((resolve) => (sawFigure = resolve));
+  let sawLastFigure: () => void = () => undefined;
+  const lastFigureSeen = new Promise<void>((resolve) => (sawLastFigure = resolve));
   let caughtUp: () => void = () => undefined;
   const baseline = new Promise<void>((resolve) => {
     caughtUp = resolve;
@@ -55,7 +55,7 @@ export async function withArchiveProgress<T>(
       }
       display.last = figure;
       display.bar.update(figure);
-      sawFigure();
+      if (endsTransfer(operation, item)) sawLastFigure();
     },
     onError: () => {
       caughtUp();
@@ -65,10 +65,11 @@ export async function withArchiveProgress<T>(
     await baseline;
     started = true;
     const result = await run();
-    // Done: the stream may lag the answer, so give its figures a moment, then fill the bar (a
-    // capture's total was the box's estimate; what it sent is the whole). A failed transfer's
-    // bar stays where it broke.
-    await Promise.race([figureSeen, sleep(LAST_FIGURE_WAIT_MS)]);
+    // Done: the stream may lag the answer, so wait (a moment at most) for the transfer's last
+    // figure, not merely any figure: one drawn mid-transfer says nothing of the stream having
+    // caught up. Then fill the bar (a capture's total was the box's estimate; what it sent is
+    // the whole). A failed transfer's bar stays where it broke.
+    await Promise.race([lastFigureSeen, sleep(LAST_FIGURE_WAIT_MS)]);
     if (display !== undefined && display.phase !== "failed") {
       const { bytesDone } = display.last;
       display.bar.update({ bytesDone, bytesTotal: bytesDone });
@@ -81,6 +82,23 @@ export async function withArchiveProgress<T>(
 }
 
 type TransferPhase = "capturing" | "checking" | "hydrating" | "failed";
+
+/**
+ * Whether a figure is its transfer's last: a failure, or the operation's final phase complete
+ * (a capture's last figure is what it sent over what it sent; a restore checks, then hydrates).
+ */
+function endsTransfer(
+  operation: "capture" | "restore",
+  figure: { phase: TransferPhase; bytesDone: number; bytesTotal: number | null },
+): boolean {
+  if (figure.phase === "failed") return true;
+  const finalPhase = operation === "capture" ? "capturing" : "hydrating";
+  return (
+    figure.phase === finalPhase &&
+    figure.bytesTotal !== null &&
+    figure.bytesDone >= figure.bytesTotal
+  );
+}
 
 /** The bar's label: the phase under way, or where a failed transfer stopped. */
 function phaseLabel(operation: "capture" | "restore", phase: TransferPhase): string {

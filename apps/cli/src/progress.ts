@@ -25,7 +25,14 @@ export function progressDisplay(label: string): ProgressDisplay {
         bar = new SingleBar({ format, hideCursor: true, stream: process.stderr });
         bar.start(bytesTotal ?? 0, 0, { done: formatBytes(0), size: formatBytes(bytesTotal ?? 0) });
       }
-      bar.update(bytesTotal === undefined ? 0 : bytesDone, { done: formatBytes(bytesDone) });
+      // A total may change once the bar is up (a capture's estimate gives way to what it sent):
+      // the bar is drawn against the newest, so a finished transfer shows full.
+      if (bytesTotal !== undefined && bytesTotal !== bar.getTotal()) bar.setTotal(bytesTotal);
+      const size = bytesTotal === undefined ? {} : { size: formatBytes(bytesTotal) };
+      bar.update(bytesTotal === undefined ? 0 : bytesDone, {
+        done: formatBytes(bytesDone),
+        ...size,
+      });
     },
     stop() {
       bar?.stop();

@@ -119,6 +119,9 @@ describe("box access", () => {
     await access.run(call(s, "write", true), ({ box }) =>
       box.write({ path: "kept.txt", content: "still here", expectedVersion: null }),
     );
+    // The write is settled behind its answer; a capture before that lands is refused
+    // (admissions_unsettled), as the reaper's would be.
+    await access.settled();
     const warm = await w.leases.readByGroup(s);
     if (warm === null) throw new Error("no lease");
     expect((await archiver.capture(warm, { actor: "test" })).kind).toBe("published");
