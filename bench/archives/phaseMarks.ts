@@ -3,6 +3,7 @@ import type {
   ArchiveProgress,
   Backend,
   BoxInfo,
+  BoxWrite,
   CreateBoxInput,
   CreatedBox,
   ReadyOptions,
@@ -64,16 +65,16 @@ export class MarkedBackend implements Backend {
     return created;
   }
 
-  resume(instanceId: string): Promise<void> {
-    return this.#inner.resume(instanceId);
+  resume(instanceId: string, write?: BoxWrite): Promise<void> {
+    return this.#inner.resume(instanceId, write);
   }
 
-  terminate(instanceId: string): Promise<void> {
-    return this.#inner.terminate(instanceId);
+  terminate(instanceId: string, write?: BoxWrite): Promise<void> {
+    return this.#inner.terminate(instanceId, write);
   }
 
-  suspend(instanceId: string): Promise<void> {
-    return this.#inner.suspend(instanceId);
+  suspend(instanceId: string, write?: BoxWrite): Promise<void> {
+    return this.#inner.suspend(instanceId, write);
   }
 
   ready(instanceId: string, options: ReadyOptions): Promise<BoxClient> {

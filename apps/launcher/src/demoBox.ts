@@ -74,7 +74,7 @@ export async function startDemoBox(options: {
     case "attached":
     case "rearmed":
       instanceId = acquired.lease.instanceId ?? "";
-      await backends.backendFor(acquired.lease).resume(instanceId);
+      await backends.backendFor(acquired.lease).resume(instanceId, { epoch: acquired.lease.epoch });
       break;
     case "fenced":
     case "blocked":

@@ -56,6 +56,7 @@ export type {
   BoxMetadata,
   BoxNetwork,
   BoxState,
+  BoxWrite,
   CreateBoxInput,
   CreatedBox,
   ReadyOptions,

@@ -15,7 +15,7 @@ export function backendDrainPort(options: {
     capture: (lease, actor) => options.archiver.capture(lease, { actor }),
     stop: async (lease: LeaseSnapshot) => {
       if (lease.instanceId !== null)
-        await options.backends.backendFor(lease).terminate(lease.instanceId);
+        await options.backends.backendFor(lease).terminate(lease.instanceId, { epoch: lease.epoch });
     },
   };
 }

@@ -370,7 +370,7 @@ export class BoxAccess {
       if (error.code !== "unavailable") throw error;
     }
     try {
-      await backend.resume(instanceId);
+      await backend.resume(instanceId, { epoch: lease.epoch });
       return await backend.connect(instanceId);
     } catch (error) {
       if (error instanceof BackendError && error.code === "not_found")

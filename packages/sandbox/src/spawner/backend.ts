@@ -98,6 +98,16 @@ export interface CreateBoxInput {
   readonly profile: ExecutionProfile;
 }
 
+/**
+ * The lease epoch a change to a box is made at. A fencing backend (Kubernetes) applies it only
+ * when no newer epoch has written the box, and records it in the same request; the local backend
+ * changes a box under its per-box lock, and the lease's own compare-and-swap fences its callers.
+ * Without an epoch a change is unfenced (the orphan sweep's, a box no lease holds).
+ */
+export interface BoxWrite {
+  readonly epoch?: number;
+}
+
 /** One readiness wait: the whole budget (retries spend it, never extend it), and a caller abort. */
 export interface ReadyOptions {
   readonly timeoutMs: number;
@@ -192,11 +202,11 @@ export interface Backend {
    */
   ready(instanceId: string, options: ReadyOptions): Promise<BoxClient>;
   /** Brings a suspended box (or one left by a control-plane restart) back to serving. */
-  resume(instanceId: string): Promise<void>;
+  resume(instanceId: string, write?: BoxWrite): Promise<void>;
   /** Stops and deletes the box. A box already gone counts as terminated (no error). */
-  terminate(instanceId: string): Promise<void>;
-  /** Stops the box and keeps its disk. */
-  suspend(instanceId: string): Promise<void>;
+  terminate(instanceId: string, write?: BoxWrite): Promise<void>;
+  /** Stops the box and keeps its disk; returns once it no longer runs. */
+  suspend(instanceId: string, write?: BoxWrite): Promise<void>;
   /** A client of the box's boxd. */
   connect(instanceId: string): Promise<BoxClient>;
   /** Every box this backend knows of, with its metadata. */

@@ -4,6 +4,11 @@ import { BackendError } from "./backend.ts";
 /** How long one `true` may take: a box that serves answers in milliseconds. */
 const EXEC_PROBE_MS = 5_000;
 const DEFAULT_INTERVAL_MS = 100;
+/**
+ * An attempt is not started with less of the deadline left than this: it could only be cut
+ * short, and its deadline error would replace the reason the box last gave.
+ */
+const MIN_ATTEMPT_MS = 25;
 
 /**
  * A box that is not serving yet, said by an adapter's reach: the wait goes on (until its
@@ -36,6 +41,11 @@ export async function waitUntilServing(options: {
   let lastError: unknown;
   do {
     signal?.throwIfAborted();
+    if (remaining() < MIN_ATTEMPT_MS && lastError !== undefined) {
+      // A timer may fire a little early: the wait ends no sooner than its deadline.
+      while (remaining() > 0) await pause(Math.ceil(remaining()), signal);
+      break;
+    }
     try {
       const client = await options.reach(remaining());
       await client.health();

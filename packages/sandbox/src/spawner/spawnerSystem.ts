@@ -136,7 +136,7 @@ export class SpawnerSystem {
       settled(backend.ready(instanceId, { timeoutMs: this.#readinessTimeoutMs })),
     ]);
     if (recorded.outcome === "lost") {
-      await this.#terminateOrLeave(backend, instanceId);
+      await this.#terminateOrLeave(backend, instanceId, fence.expectedEpoch);
       throw superseded(recorded.lease, recorded.reason);
     }
 
@@ -144,7 +144,13 @@ export class SpawnerSystem {
     try {
       client = unwrap(ready);
     } catch (error) {
-      await this.#terminateOrThrow({ backend, instanceId, lease: recorded.lease, error });
+      await this.#terminateOrThrow({
+        backend,
+        instanceId,
+        epoch: fence.expectedEpoch,
+        lease: recorded.lease,
+        error,
+      });
       const failed = await this.#fail({ fence, restore, error, reason: "readiness_failed" });
       throw new SpawnError({
         code: "readiness_failed",
@@ -171,7 +177,7 @@ export class SpawnerSystem {
       rematerializationId: restore?.rematerializationId ?? null,
     });
     if (commit.outcome === "lost") {
-      await this.#terminateOrLeave(backend, instanceId);
+      await this.#terminateOrLeave(backend, instanceId, fence.expectedEpoch);
       throw superseded(commit.lease, commit.reason);
     }
     return { instanceId, lease: commit.lease };
@@ -248,7 +254,7 @@ export class SpawnerSystem {
         settled(client.revision()),
       ]);
       if (verifying.outcome === "lost") {
-        await this.#terminateOrLeave(backend, instanceId);
+        await this.#terminateOrLeave(backend, instanceId, fence.expectedEpoch);
         throw superseded(verifying.lease, verifying.reason);
       }
       const { revision } = unwrap(reread);
@@ -260,7 +266,13 @@ export class SpawnerSystem {
       }
     } catch (error) {
       if (error instanceof SpawnError) throw error;
-      await this.#terminateOrThrow({ backend, instanceId, lease: input.lease, error });
+      await this.#terminateOrThrow({
+        backend,
+        instanceId,
+        epoch: fence.expectedEpoch,
+        lease: input.lease,
+        error,
+      });
       const failed = await this.#fail({ fence, restore, error, reason: "restore_failed" });
       throw restoreFailed(error, failed);
     }
@@ -299,10 +311,11 @@ export class SpawnerSystem {
   async #terminateOrThrow(input: {
     backend: Backend;
     instanceId: string;
+    epoch: number;
     lease: LeaseSnapshot;
     error: unknown;
   }): Promise<void> {
-    if (await this.#terminateOrLeave(input.backend, input.instanceId)) return;
+    if (await this.#terminateOrLeave(input.backend, input.instanceId, input.epoch)) return;
     throw new SpawnError({
       code: "termination_unconfirmed",
       message: `Box ${input.instanceId} failed and could not be stopped; the reaper will.`,
@@ -311,10 +324,13 @@ export class SpawnerSystem {
     });
   }
 
-  /** True when the box is confirmed gone; false leaves it (and its lease record) for the reaper. */
-  async #terminateOrLeave(backend: Backend, instanceId: string): Promise<boolean> {
+  /**
+   * True when the box is confirmed gone; false leaves it (and its lease record) for the reaper.
+   * Fenced at the spawner's epoch: a box a newer epoch took over is left to that holder.
+   */
+  async #terminateOrLeave(backend: Backend, instanceId: string, epoch: number): Promise<boolean> {
     try {
-      await backend.terminate(instanceId);
+      await backend.terminate(instanceId, { epoch });
       return true;
     } catch {
       return false;

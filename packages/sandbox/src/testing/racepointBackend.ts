@@ -2,6 +2,7 @@ import type { BoxClient } from "@berth/box-protocol";
 import type {
   Backend,
   BoxInfo,
+  BoxWrite,
   CreateBoxInput,
   CreatedBox,
   ReadyOptions,
@@ -89,20 +90,20 @@ export class RacepointBackend implements Backend {
     };
   }
 
-  async terminate(instanceId: string): Promise<void> {
+  async terminate(instanceId: string, write?: BoxWrite): Promise<void> {
     if (this.#points.terminateFailsOnce === true) {
       this.#points = { ...this.#points, terminateFailsOnce: false };
       throw new Error("the backend did not answer the terminate");
     }
-    await this.#inner.terminate(instanceId);
+    await this.#inner.terminate(instanceId, write);
   }
 
-  resume(instanceId: string): Promise<void> {
-    return this.#inner.resume(instanceId);
+  resume(instanceId: string, write?: BoxWrite): Promise<void> {
+    return this.#inner.resume(instanceId, write);
   }
 
-  suspend(instanceId: string): Promise<void> {
-    return this.#inner.suspend(instanceId);
+  suspend(instanceId: string, write?: BoxWrite): Promise<void> {
+    return this.#inner.suspend(instanceId, write);
   }
 
   inventory(): Promise<readonly BoxInfo[]> {

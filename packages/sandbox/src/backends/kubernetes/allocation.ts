@@ -18,6 +18,7 @@ import {
   podTemplateHash,
   type PodTemplate,
 } from "./executionProfile.ts";
+import { HOLDER_EPOCH_ANNOTATION } from "./holderEpoch.ts";
 import type { KubeClient } from "./kubeClient.ts";
 import { KubeError } from "./kubeErrors.ts";
 import { retrying } from "./kubeRetry.ts";
@@ -49,6 +50,11 @@ export interface AllocationRequest {
   readonly podTemplate: PodTemplate;
   /** The disks; immutable once created (the CRD's CEL rule). */
   readonly volumeClaimTemplates?: readonly VolumeClaimTemplate[];
+  /**
+   * The holder epoch stamped in the POST (holderEpoch.ts), so the box is fenced from birth;
+   * none leaves the Sandbox unfenced until its first fenced write.
+   */
+  readonly holderEpoch?: number;
   /** The pause between retried reads after a 409 (default 200 ms). */
   readonly retryIntervalMs?: number;
 }
@@ -201,6 +207,9 @@ function plan(request: AllocationRequest): Plan {
         [ALLOCATION_ANNOTATIONS.scope]: allocation.scope,
         [ALLOCATION_ANNOTATIONS.executionProfile]: allocation.executionProfile,
         [POD_TEMPLATE_HASH_ANNOTATION]: podTemplateHash(request.podTemplate),
+        ...(request.holderEpoch === undefined
+          ? {}
+          : { [HOLDER_EPOCH_ANNOTATION]: String(request.holderEpoch) }),
       },
     },
     spec: {

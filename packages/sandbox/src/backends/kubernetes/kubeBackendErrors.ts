@@ -6,6 +6,7 @@
  */
 import { asBackendError, type BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
 import { AllocationInputError, AllocationRefusedError } from "./allocationErrors.ts";
+import { HolderEpochRefusedError, SandboxReplacedError } from "./holderEpoch.ts";
 import { KubeConfigError } from "./kubeConfig.ts";
 import { KubeError, type KubeErrorKind } from "./kubeErrors.ts";
 import { SandboxNameError } from "./sandboxNames.ts";
@@ -51,6 +52,13 @@ export function toBackendError(
 
 function codeOf(error: unknown): BackendErrorCode {
   if (error instanceof KubeError) return backendCodeOf(error.kind);
+  // A newer holder owns the box: this call's lease moved on, and a call through it will not meet
+  // this refusal again.
+  if (error instanceof HolderEpochRefusedError) return "unavailable";
+  // The Sandbox that was read is gone; a same-name one is another box.
+  if (error instanceof SandboxReplacedError) return "not_found";
+  // An epoch that is no epoch: the caller's bug, the same every time.
+  if (error instanceof RangeError) return "invalid";
   // Refused allocations change nothing and would be refused again: as the local backend does.
   if (
     error instanceof AllocationRefusedError ||

@@ -30,7 +30,9 @@ import { KubeError, normalizeKubeError, unreadableAnswer, type KubeRequest } fro
 import {
   kubeListSchema,
   kubeObjectSchema,
+  claimSchema,
   podSchema,
+  type ClaimReading,
   type PodReading,
   type CustomKind,
   type JsonValue,
@@ -153,12 +155,42 @@ export class KubeClient {
     const parsed = podSchema.safeParse(answer);
     if (!parsed.success) throw unreadableAnswer(request, "a pod Berth cannot read");
     const { metadata, status } = parsed.data;
+    const scheduled = status?.conditions?.find((condition) => condition.type === "PodScheduled");
     return {
       name: metadata.name,
       uid: metadata.uid,
       deleting: metadata.deletionTimestamp != null,
       phase: status?.phase,
       podIP: status?.podIP === "" ? undefined : status?.podIP,
+      unschedulable:
+        scheduled?.status === "False" && scheduled.reason === "Unschedulable"
+          ? (scheduled.message ?? "unschedulable")
+          : undefined,
+      waiting: (status?.containerStatuses ?? []).flatMap((container) => {
+        const reason = container.state?.waiting?.reason;
+        return reason === undefined ? [] : [{ reason, message: container.state?.waiting?.message }];
+      }),
+    };
+  }
+
+  /** GET one PersistentVolumeClaim: whose it is (its controller) decides whether a box uses it. */
+  async getClaim(op: Operation, name: string): Promise<ClaimReading> {
+    const request: KubeRequest = {
+      verb: "get",
+      resource: "persistentvolumeclaims",
+      namespace: this.namespace,
+      name,
+    };
+    const answer = await this.#send(op, request, (options) =>
+      this.#core.readNamespacedPersistentVolumeClaim({ name, namespace: this.namespace }, options),
+    );
+    const parsed = claimSchema.safeParse(answer);
+    if (!parsed.success) throw unreadableAnswer(request, "a claim Berth cannot read");
+    const controller = parsed.data.metadata.ownerReferences?.find((ref) => ref.controller === true);
+    return {
+      name: parsed.data.metadata.name,
+      uid: parsed.data.metadata.uid,
+      controllerUid: controller?.uid,
     };
   }
 

@@ -79,9 +79,50 @@ export const podSchema = z.looseObject({
     .looseObject({
       phase: z.string().optional(),
       podIP: z.string().optional(),
+      conditions: z
+        .array(
+          z.looseObject({
+            type: z.string(),
+            status: z.string(),
+            reason: z.string().optional(),
+            message: z.string().optional(),
+          }),
+        )
+        .optional(),
+      containerStatuses: z
+        .array(
+          z.looseObject({
+            state: z
+              .looseObject({
+                waiting: z
+                  .looseObject({ reason: z.string().optional(), message: z.string().optional() })
+                  .optional(),
+              })
+              .optional(),
+          }),
+        )
+        .optional(),
     })
     .optional(),
 });
+
+/** The few fields of a PersistentVolumeClaim Berth reads: who controls it. */
+export const claimSchema = z.looseObject({
+  metadata: z.looseObject({
+    name: z.string(),
+    uid: z.string().optional(),
+    ownerReferences: z
+      .array(z.looseObject({ uid: z.string().optional(), controller: z.boolean().optional() }))
+      .optional(),
+  }),
+});
+
+/** A claim as Berth reads it: its controller's uid decides whose it is. */
+export interface ClaimReading {
+  readonly name: string;
+  readonly uid: string | undefined;
+  readonly controllerUid: string | undefined;
+}
 
 /** A pod as Berth reads it: who it is, whether it is going, and where it answers. */
 export interface PodReading {
@@ -92,4 +133,8 @@ export interface PodReading {
   /** Pending, Running, Succeeded, Failed or Unknown. */
   readonly phase: string | undefined;
   readonly podIP: string | undefined;
+  /** The scheduler's message when PodScheduled is False for Unschedulable. */
+  readonly unschedulable: string | undefined;
+  /** Each waiting container's reason (ErrImagePull, CreateContainerConfigError, …). */
+  readonly waiting: readonly { readonly reason: string; readonly message: string | undefined }[];
 }

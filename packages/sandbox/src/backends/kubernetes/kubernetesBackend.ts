@@ -12,6 +12,7 @@ import {
   type Backend,
   type BoxConfinement,
   type BoxInfo,
+  type BoxWrite,
   type CreateBoxInput,
   type CreatedBox,
   type ReadyOptions,
@@ -19,16 +20,27 @@ import {
 import { executionProfileSchema } from "../../spawner/executionProfile.ts";
 import { NotServingYet, waitUntilServing } from "../../spawner/readiness.ts";
 import { allocateSandbox, readAllocation } from "./allocation.ts";
-import { boxPodTemplate, workspaceClaimTemplate } from "./boxPodTemplate.ts";
+import { boxPodTemplate, WORKSPACE_VOLUME, workspaceClaimTemplate } from "./boxPodTemplate.ts";
 import { LABELS } from "./berthKeys.ts";
+import {
+  fencedDelete,
+  fencedWrite,
+  HolderEpochRefusedError,
+  readHolderEpoch,
+} from "./holderEpoch.ts";
 import type { KubeClient } from "./kubeClient.ts";
 import { toBackendError } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
-import { SANDBOX, type KubeObject } from "./kubeObjects.ts";
+import { SANDBOX, type KubeObject, type PodReading } from "./kubeObjects.ts";
+import { writeOperatingMode } from "./operatingModeWrite.ts";
+import { diagnosePod } from "./readinessDiagnosis.ts";
 import type { Operation } from "./operation.ts";
 import { installationSelector, readSandboxIdentity } from "./sandboxLabels.ts";
 import { isDns1123Label, sandboxNameFor } from "./sandboxNames.ts";
-import { boxStateOf, notReadyReason, operatingModeOf } from "./sandboxStatus.ts";
+import { boxStateOf, notReadyReason } from "./sandboxStatus.ts";
+
+/** How long the one read that diagnoses a box that never served may take. */
+const DIAGNOSIS_MS = 5_000;
 
 /** boxd's port in the pod (its own default). */
 export const DEFAULT_BOXD_PORT = 7070;
@@ -46,6 +58,8 @@ export interface KubernetesBackendOptions {
   readonly operationTimeoutMs?: number;
   /** The pause between two reads of a poll (default 200 ms). */
   readonly pollIntervalMs?: number;
+  /** Wall-clock time for the annotations that record when a mode changed. */
+  readonly now?: () => Date;
 }
 
 /** What a pod gives its box: the pod's own isolation and network; limits the cluster enforces. */
@@ -64,6 +78,7 @@ export class KubernetesBackend implements Backend {
   readonly #disk: { readonly storage: string; readonly storageClassName?: string };
   readonly #operationTimeoutMs: number;
   readonly #pollIntervalMs: number;
+  readonly #now: () => Date;
 
   constructor(options: KubernetesBackendOptions) {
     if (options.secret.length < 32)
@@ -75,6 +90,7 @@ export class KubernetesBackend implements Backend {
     this.#disk = options.disk ?? { storage: "10Gi" };
     this.#operationTimeoutMs = options.operationTimeoutMs ?? 120_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.#now = options.now ?? (() => new Date());
   }
 
   async create(input: CreateBoxInput): Promise<CreatedBox> {
@@ -101,6 +117,8 @@ export class KubernetesBackend implements Backend {
           boxdPort: this.#boxdPort,
         }),
         volumeClaimTemplates: [workspaceClaimTemplate(this.#disk)],
+        // Fenced from birth: the creating spawner's epoch.
+        holderEpoch: metadata.epoch,
         retryIntervalMs: this.#pollIntervalMs,
       });
       // The scope names installation, workspace and group; the lease is the one label left to
@@ -112,61 +130,121 @@ export class KubernetesBackend implements Backend {
           sandboxName,
         );
       }
+      if (allocation.outcome === "adopted")
+        await this.#takeOver(op, allocation.sandbox, metadata.epoch);
       return { instanceId: allocation.names.sandbox, confinement: POD_CONFINEMENT };
     });
   }
 
+  /**
+   * An adopting spawner's epoch gate: refused when a newer epoch holds the box; a newer epoch
+   * than the stored one stamps itself (one JSON Patch, nothing else changed), so the holder it
+   * succeeds can no longer suspend, wake or delete it.
+   */
+  async #takeOver(op: Operation, sandbox: KubeObject, epoch: number): Promise<void> {
+    const stored = readHolderEpoch(sandbox).epoch;
+    if (stored === "unreadable" || stored > epoch)
+      throw new HolderEpochRefusedError("create", sandbox.metadata.name, epoch, stored);
+    if (stored < epoch)
+      await fencedWrite(this.#client, op, { operation: "create", sandbox, epoch, now: this.#now });
+  }
+
   ready(instanceId: string, options: ReadyOptions): Promise<BoxClient> {
-    return waitUntilServing({
-      instanceId,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      intervalMs: this.#pollIntervalMs,
-      reach: (remainingMs) =>
-        this.#run(
-          {
-            operation: "ready",
-            instanceId,
-            timeoutMs: Math.max(1, Math.floor(remainingMs)),
-            signal: options.signal,
-          },
-          (op) => this.#reach(op, instanceId),
-        ),
-    });
+    return this.#ready(instanceId, options, undefined);
+  }
+
+  /**
+   * The readiness wait, skipping the pod `retiring` (a suspended box's old pod, still
+   * terminating). Once the budget is spent, one read of the pod says what it waited for:
+   * unschedulable is `capacity`, an image that cannot be pulled `invalid`.
+   */
+  async #ready(
+    instanceId: string,
+    options: ReadyOptions,
+    retiring: string | undefined,
+  ): Promise<BoxClient> {
+    try {
+      return await waitUntilServing({
+        instanceId,
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        intervalMs: this.#pollIntervalMs,
+        reach: (remainingMs) =>
+          this.#run(
+            {
+              operation: "ready",
+              instanceId,
+              timeoutMs: Math.max(1, Math.floor(remainingMs)),
+              signal: options.signal,
+            },
+            (op) => this.#reach(op, instanceId, { retiring, checkClaim: true }),
+          ),
+      });
+    } catch (error) {
+      if (!(error instanceof BackendError && error.code === "unavailable")) throw error;
+      throw (await this.#diagnosed(instanceId, error)) ?? error;
+    }
+  }
+
+  async #diagnosed(instanceId: string, timedOut: BackendError): Promise<BackendError | undefined> {
+    try {
+      const pod = await this.#run(
+        { operation: "diagnose", instanceId, timeoutMs: DIAGNOSIS_MS },
+        (op) => this.#pod(op, instanceId),
+      );
+      const diagnosis = pod === undefined ? undefined : diagnosePod(pod);
+      if (diagnosis === undefined) return undefined;
+      return new BackendError({
+        code: diagnosis.code,
+        message: `box ${instanceId} never served: ${diagnosis.message}`,
+        instanceId,
+        cause: timedOut,
+      });
+    } catch {
+      // No diagnosis: the wait's own error says what it saw last.
+      return undefined;
+    }
   }
 
   connect(instanceId: string): Promise<BoxClient> {
-    return this.#run({ operation: "connect", instanceId }, (op) => this.#reach(op, instanceId));
+    return this.#run({ operation: "connect", instanceId }, (op) =>
+      this.#reach(op, instanceId, { retiring: undefined, checkClaim: false }),
+    );
   }
 
-  async resume(instanceId: string): Promise<void> {
+  async resume(instanceId: string, write?: BoxWrite): Promise<void> {
     const startedAt = performance.now();
-    await this.#run({ operation: "resume", instanceId }, async (op) => {
+    const retiring = await this.#run({ operation: "resume", instanceId }, async (op) => {
       const sandbox = await this.#sandbox(op, instanceId);
-      if (operatingModeOf(sandbox) === "Suspended") {
-        await this.#client.patch(
-          op,
-          { kind: SANDBOX, name: instanceId },
-          { type: "merge", body: { spec: { operatingMode: "Running" } } },
-        );
-      }
+      // A pod still there while the Sandbox is suspended is the old one, terminating: the box
+      // serves again only from a pod with another uid.
+      const suspended = boxStateOf(sandbox) === "suspended";
+      const old = suspended ? await this.#pod(op, instanceId) : undefined;
+      await writeOperatingMode(this.#client, op, {
+        operation: "resume",
+        sandbox,
+        mode: "Running",
+        epoch: write?.epoch,
+        now: this.#now,
+      });
+      return old?.uid;
     });
-    // Serving again once boxd in the new pod runs a command: the same wait a create's caller
-    // makes, on what is left of this operation's budget.
+    // Serving again once boxd in the new pod runs a command: the wait a create's caller makes,
+    // on what is left of this operation's budget.
     const left = this.#operationTimeoutMs - (performance.now() - startedAt);
-    await this.ready(instanceId, { timeoutMs: Math.max(1, Math.floor(left)) });
+    await this.#ready(instanceId, { timeoutMs: Math.max(1, Math.floor(left)) }, retiring);
   }
 
-  async suspend(instanceId: string): Promise<void> {
+  async suspend(instanceId: string, write?: BoxWrite): Promise<void> {
     await this.#run({ operation: "suspend", instanceId }, async (op) => {
       const sandbox = await this.#sandbox(op, instanceId);
-      if (operatingModeOf(sandbox) !== "Suspended") {
-        await this.#client.patch(
-          op,
-          { kind: SANDBOX, name: instanceId },
-          { type: "merge", body: { spec: { operatingMode: "Suspended" } } },
-        );
-      }
+      await writeOperatingMode(this.#client, op, {
+        operation: "suspend",
+        sandbox,
+        mode: "Suspended",
+        epoch: write?.epoch,
+        now: this.#now,
+      });
       // Suspended once the pod has stopped: gone, or terminal. Neither the Suspended condition
       // nor a deletionTimestamp says the box no longer writes to its disk.
       await this.#poll(op, "the box's pod did not stop", async () => {
@@ -176,11 +254,16 @@ export class KubernetesBackend implements Backend {
     });
   }
 
-  async terminate(instanceId: string): Promise<void> {
+  async terminate(instanceId: string, write?: BoxWrite): Promise<void> {
     if (!isDns1123Label(instanceId)) return;
     await this.#run({ operation: "terminate", instanceId }, async (op) => {
       const target = { kind: SANDBOX, name: instanceId };
-      if ((await this.#client.delete(op, target)) === "already_gone") return;
+      const epoch = write?.epoch;
+      const outcome =
+        epoch === undefined
+          ? await this.#client.delete(op, target)
+          : await fencedDelete(this.#client, op, { name: instanceId, epoch });
+      if (outcome === "already_gone") return;
       // Deleted once the API no longer answers it (a finalizer may hold it a while); its pod,
       // Service and PVC go with it by garbage collection.
       await this.#poll(op, "the Sandbox was not deleted", async () => {
@@ -228,8 +311,15 @@ export class KubernetesBackend implements Backend {
    * and its pod is live with an address; NotServingYet (a BackendError `unavailable` to
    * callers) until then.
    */
-  async #reach(op: Operation, instanceId: string): Promise<BoxClient> {
+  async #reach(
+    op: Operation,
+    instanceId: string,
+    check: { readonly retiring: string | undefined; readonly checkClaim: boolean },
+  ): Promise<BoxClient> {
     const sandbox = await this.#sandbox(op, instanceId);
+    // A stranger's disk is refused whatever the Sandbox says: its controller may never get Ready
+    // over it, and waiting would not change whose it is.
+    if (check.checkClaim && boxStateOf(sandbox) !== "gone") await this.#checkClaim(op, sandbox);
     const state = boxStateOf(sandbox);
     switch (state) {
       case "gone":
@@ -242,11 +332,9 @@ export class KubernetesBackend implements Backend {
         break;
     }
     const pod = await this.#pod(op, instanceId);
-    if (pod === undefined || pod.deleting || pod.phase !== "Running" || pod.podIP === undefined) {
-      throw new NotServingYet(
-        `box ${instanceId}'s pod is ${pod === undefined ? "missing" : pod.deleting ? "terminating" : pod.podIP === undefined ? "without an address" : `in phase ${String(pod.phase)}`}`,
-      );
-    }
+    const unbound = whyUnbound(pod, check.retiring);
+    if (unbound !== undefined || pod?.podIP === undefined)
+      throw new NotServingYet(`box ${instanceId}'s pod is ${unbound ?? "missing"}`);
     const allocationId = readAllocation(sandbox.metadata).id;
     if (allocationId === undefined)
       throw invalid(`box ${instanceId} carries no allocation id`, instanceId);
@@ -254,6 +342,30 @@ export class KubernetesBackend implements Backend {
       baseUrl: `http://${hostOf(pod.podIP)}:${String(this.#boxdPort)}`,
       token: this.#token(allocationId),
     });
+  }
+
+  /**
+   * The workspace disk must be the Sandbox's own: a PVC is its only when the PVC's controller
+   * owner reference carries the Sandbox's uid. A stranger's PVC under the expected name is
+   * refused — never served (and, not being owned, never deleted with the Sandbox).
+   */
+  async #checkClaim(op: Operation, sandbox: KubeObject): Promise<void> {
+    const name = `${WORKSPACE_VOLUME}-${sandbox.metadata.name}`;
+    let claim;
+    try {
+      claim = await this.#client.getClaim(op, name);
+    } catch (error) {
+      // Not made yet (or gone with a suspended box's cleanup): the controller makes it.
+      if (error instanceof KubeError && error.kind === "gone") return;
+      throw error;
+    }
+    const uid = sandbox.metadata.uid;
+    if (uid === undefined || claim.controllerUid !== uid) {
+      throw invalid(
+        `box ${sandbox.metadata.name}'s disk ${name} is not its own (its controller is ${claim.controllerUid ?? "none"}, the Sandbox is ${uid ?? "unknown"}): refusing to use it`,
+        sandbox.metadata.name,
+      );
+    }
   }
 
   /** The box's Sandbox; not_found when there is none (or the id is not a Sandbox name). */
@@ -268,7 +380,7 @@ export class KubernetesBackend implements Backend {
   }
 
   /** The box's pod (named after its Sandbox by the controller), or undefined when none. */
-  async #pod(op: Operation, instanceId: string) {
+  async #pod(op: Operation, instanceId: string): Promise<PodReading | undefined> {
     try {
       return await this.#client.getPod(op, instanceId);
     } catch (error) {
@@ -352,4 +464,18 @@ function notFound(instanceId: string, why: string): BackendError {
 /** An IPv6 pod IP goes in brackets in a URL. */
 function hostOf(ip: string): string {
   return ip.includes(":") ? `[${ip}]` : ip;
+}
+
+/**
+ * Why a pod cannot be the box's now, or undefined when it can: it must be live (not terminating,
+ * not terminal), Running with an address, and not the pod a resume is retiring.
+ */
+function whyUnbound(pod: PodReading | undefined, retiring: string | undefined): string | undefined {
+  if (pod === undefined) return "missing";
+  if (pod.uid === undefined) return "without a uid";
+  if (pod.uid === retiring) return `still the retiring pod ${retiring}`;
+  if (pod.deleting) return "terminating";
+  if (pod.phase !== "Running") return `in phase ${String(pod.phase)}`;
+  if (pod.podIP === undefined) return "without an address";
+  return undefined;
 }

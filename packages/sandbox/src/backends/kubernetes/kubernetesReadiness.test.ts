@@ -52,7 +52,7 @@ async function timedRejection(start: () => Promise<unknown>): Promise<[unknown, 
 }
 
 describe("Kubernetes readiness", () => {
-  it("a pod stuck Pending is not a failure until the deadline: then unavailable, naming why", async () => {
+  it("a pod stuck Pending is not a failure until the deadline; then the pod says why: an image that cannot be pulled is invalid", async () => {
     // An image whose pull never succeeds: the pod stays Pending from its first look.
     const image = `never-pulled-${randomBytes(4).toString("hex")}`;
     sim.kubelet?.faults.set({ image }, { kind: "ImagePull" });
@@ -64,12 +64,52 @@ describe("Kubernetes readiness", () => {
       backend.ready(instanceId, { timeoutMs: 1_500 }),
     );
     expect(error).toBeInstanceOf(BackendError);
-    expect((error as BackendError).code).toBe("unavailable");
-    expect((error as BackendError).message).toMatch(/did not serve within 1500 ms/);
-    expect((error as BackendError).message).toMatch(/is starting: Ready is False/);
+    expect((error as BackendError).code).toBe("invalid");
+    expect((error as BackendError).message).toMatch(
+      /never served: its image cannot be pulled \((ErrImagePull|ImagePullBackOff)/,
+    );
     expect(tookMs).toBeGreaterThanOrEqual(1_500);
+    // Meanwhile, and still, the box is starting: never running.
     const listed = (await backend.inventory()).find((box) => box.instanceId === instanceId);
     expect(listed?.state).toBe("starting");
+    await backend.terminate(instanceId);
+  });
+
+  it("an unschedulable pod is capacity (retryable) once the deadline passed", async () => {
+    const image = `unschedulable-${randomBytes(4).toString("hex")}`;
+    sim.kubelet?.faults.set(
+      { image },
+      { kind: "Unschedulable", message: "0/3 nodes are available" },
+    );
+    const { instanceId } = await backend.create({
+      metadata: metadata(),
+      profile: { ...profile, image },
+    });
+    const [error, tookMs] = await timedRejection(() =>
+      backend.ready(instanceId, { timeoutMs: 1_000 }),
+    );
+    expect((error as BackendError).code).toBe("capacity");
+    expect((error as BackendError).message).toMatch(
+      /cannot be scheduled: 0\/3 nodes are available/,
+    );
+    expect(tookMs).toBeGreaterThanOrEqual(1_000);
+    await backend.terminate(instanceId);
+  });
+
+  it("a pod that runs but never becomes Ready is unavailable at the deadline, naming the controller's reason", async () => {
+    const image = `never-ready-${randomBytes(4).toString("hex")}`;
+    sim.kubelet?.faults.set({ image }, { kind: "NotReady" });
+    const { instanceId } = await backend.create({
+      metadata: metadata(),
+      profile: { ...profile, image },
+    });
+    // Settled first: the controller has seen the pod, so Ready False is what the box says.
+    await sim.settled();
+    const [error] = await timedRejection(() => backend.ready(instanceId, { timeoutMs: 1_000 }));
+    expect((error as BackendError).code).toBe("unavailable");
+    expect((error as BackendError).message).toMatch(
+      /did not serve within 1000 ms: box \S+ is starting: Ready is False/,
+    );
     await backend.terminate(instanceId);
   });
 
