@@ -2,7 +2,7 @@ import { formatEnvProblems } from "@berth/validators";
 import { pino } from "pino";
 import { readBoxdEnv } from "./env.ts";
 import { startBoxd } from "./server/boxd.ts";
-import { readTokenFrom } from "./server/listenOn.ts";
+import { readBoxdToken } from "./server/token.ts";
 
 /** Starts boxd from its environment: serves until SIGTERM or SIGINT, then exits. */
 export async function runDaemon(): Promise<void> {
@@ -19,12 +19,10 @@ export async function runDaemon(): Promise<void> {
 
   let boxd: Awaited<ReturnType<typeof startBoxd>>;
   try {
-    const token =
-      env.BOXD_TOKEN_FD === undefined ? (env.BOXD_TOKEN ?? "") : readTokenFrom(env.BOXD_TOKEN_FD);
-    if (token.length < 32) throw new Error("the token on BOXD_TOKEN_FD is under 32 characters");
     boxd = await startBoxd({
       root: env.BOXD_ROOT,
-      token,
+      token: readBoxdToken(env),
+      podUid: env.BOXD_POD_UID,
       instanceId: env.BOXD_INSTANCE_ID,
       diskBytes: env.BOXD_DISK_BYTES,
       listen:

@@ -18,6 +18,20 @@ export const boxdEnvSchema = z
       .int()
       .min(3, { error: "must be 3 or more (0–2 are stdio)" })
       .optional(),
+    /**
+     * A file holding the token, read once at start: how a Kubernetes box gets it, from a Secret
+     * volume (the Secret is owned by the Sandbox and holds HMAC-SHA256(BERTH_SECRET, allocation
+     * id)), so it is in no pod spec and no environment.
+     */
+    BOXD_TOKEN_FILE: z.string().min(1, { error: "must be a file path" }).optional(),
+    /**
+     * The uid of the pod boxd runs in (the pod template sets it from the downward API's
+     * `metadata.uid`). Set: every authenticated request must name it in POD_UID_HEADER, else
+     * `wrong_pod` — a pod's IP is reused by another pod once the box's pod is gone, and this
+     * makes sure a client talks to the pod it read. The uid is no secret: it never opens the box
+     * on its own, the token is still required.
+     */
+    BOXD_POD_UID: z.string().min(1, { error: "must not be empty" }).optional(),
     /** A Unix socket path to listen on instead of BOXD_HOST:BOXD_PORT. */
     BOXD_SOCKET: z.string().min(1).optional(),
     /**
@@ -69,10 +83,16 @@ export const boxdEnvSchema = z
       .optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   })
-  .refine((env) => (env.BOXD_TOKEN === undefined) !== (env.BOXD_TOKEN_FD === undefined), {
-    path: ["BOXD_TOKEN"],
-    error: "set exactly one of BOXD_TOKEN and BOXD_TOKEN_FD: the bearer token clients must present",
-  })
+  .refine(
+    (env) =>
+      [env.BOXD_TOKEN, env.BOXD_TOKEN_FD, env.BOXD_TOKEN_FILE].filter((way) => way !== undefined)
+        .length === 1,
+    {
+      path: ["BOXD_TOKEN"],
+      error:
+        "set exactly one of BOXD_TOKEN, BOXD_TOKEN_FD and BOXD_TOKEN_FILE: the bearer token clients must present",
+    },
+  )
   .refine((env) => env.BOXD_SOCKET_DIR_FD === undefined || env.BOXD_SOCKET !== undefined, {
     path: ["BOXD_SOCKET_DIR_FD"],
     error: "needs BOXD_SOCKET, the socket's name in that folder",

@@ -47,7 +47,8 @@ export async function tempFolder(prefix = "boxd-"): Promise<string> {
 export interface StartOptions {
   readonly root?: string;
   readonly instanceId?: string;
-  readonly env?: Record<string, string>;
+  /** Added to boxd's environment; `undefined` removes a default (BOXD_TOKEN, for another way). */
+  readonly env?: Record<string, string | undefined>;
   /** node's arguments: its flags and boxd's entry (default: the sources, through tsx). */
   readonly node?: readonly string[];
 }
@@ -91,7 +92,8 @@ export async function startBoxd(options: StartOptions = {}): Promise<BoxdProcess
     token,
     baseUrl,
     port,
-    client: createBoxClient({ baseUrl, token }),
+    // A boxd in a pod wants its uid named: the client names it whenever boxd was given one.
+    client: createBoxClient({ baseUrl, token, podUid: options.env?.BOXD_POD_UID }),
     output: () => output,
     exited,
     stop: async () => {
@@ -103,6 +105,36 @@ export async function startBoxd(options: StartOptions = {}): Promise<BoxdProcess
       await exited;
     },
   };
+}
+
+/**
+ * A boxd expected not to start: its exit code and all it wrote. One that listens after all is
+ * killed at once, so the test fails on the code instead of waiting.
+ */
+export async function failedStart(
+  env: Record<string, string | undefined>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", main], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: await tempFolder("home-"),
+      BOXD_INSTANCE_ID: "box-failed-start",
+      BOXD_ROOT: await tempFolder(),
+      BOXD_PORT: "0",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.includes('"msg":"listening"')) child.kill("SIGKILL");
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  // "close", not "exit": it comes once the output is all read.
+  const [code] = (await once(child, "close")) as [number | null];
+  return { code, output };
 }
 
 async function waitForPort(output: () => string): Promise<number> {

@@ -102,6 +102,11 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
 
   // boxd's answers.
   box_credentials_refused: report,
+  wrong_pod: {
+    reason: "unexpected",
+    hint: () =>
+      "The box's address now answers for another pod (its own is gone); if it keeps happening, report it with the command you ran.",
+  },
   invalid_request: fixArguments,
   invalid_name: {
     reason: "usage",

@@ -8,6 +8,12 @@
  */
 export const BOX_ERROR_CODES = [
   "unauthorized",
+  /**
+   * The box at this address is another pod than the one the caller expects (its pod uid
+   * differs): the box's own pod is gone and its IP now serves someone else. Never retryable
+   * against this address; find the box's pod again.
+   */
+  "wrong_pod",
   "invalid_request",
   "invalid_name",
   "outside_workspace",
@@ -49,6 +55,9 @@ export function httpStatusOf(code: BoxErrorCode): number {
   switch (code) {
     case "unauthorized":
       return 401;
+    case "wrong_pod":
+      // Misdirected Request (RFC 9110): this server is not the one the request is meant for.
+      return 421;
     case "invalid_request":
     case "invalid_name":
       return 400;

@@ -17,6 +17,7 @@ describe("boxErrorFromResponse", () => {
 
   it.each([
     [401, "", "unauthorized"],
+    [421, "", "wrong_pod"],
     [404, "<html>not found</html>", "not_found"],
     [413, "", "too_large"],
     [507, "", "disk_full"],

@@ -34,6 +34,7 @@ function codeOfStatus(status: number): BoxErrorCode {
   if (status === 400) return "invalid_request";
   if (status === 401 || status === 403) return "unauthorized";
   if (status === 404) return "not_found";
+  if (status === 421) return "wrong_pod";
   if (status === 412) return "version_conflict";
   if (status === 413) return "too_large";
   if (status === 507) return "disk_full";

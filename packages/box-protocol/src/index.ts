@@ -31,7 +31,13 @@ export {
   tarManifestReader,
 } from "./tarManifest.ts";
 export type { PaxHeaders, TarManifest } from "./tarManifest.ts";
-export { AUTH_HEADER, boxOperations, CAPTURE_ESTIMATE_HEADER, streamRoutes } from "./operations.ts";
+export {
+  AUTH_HEADER,
+  boxOperations,
+  CAPTURE_ESTIMATE_HEADER,
+  POD_UID_HEADER,
+  streamRoutes,
+} from "./operations.ts";
 export type {
   BoxOperationName,
   BoxOperations,

@@ -116,3 +116,12 @@ export const CAPTURE_ESTIMATE_HEADER = "x-berth-estimated-bytes";
 
 /** The header carrying the token: `Authorization: Bearer <token>`. */
 export const AUTH_HEADER = "authorization";
+
+/**
+ * The header naming the pod uid the caller expects to reach (Kubernetes boxes; boxd checks it
+ * when started with BOXD_POD_UID). A pod's IP is reused by another pod once the box's pod is
+ * gone: the uid makes sure the client talks to the pod it read, and a mismatch is answered
+ * `wrong_pod`. The uid is no secret (anyone who can list pods reads it), so it never opens a
+ * box on its own: the token is still required.
+ */
+export const POD_UID_HEADER = "x-berth-pod-uid";

@@ -10,7 +10,7 @@ import {
 } from "@berth/box-protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { MAX_SOCKET_BACKLOG_BYTES } from "../limits.ts";
-import { isAuthorized } from "./auth.ts";
+import { admit } from "./auth.ts";
 import type { BoxdContext } from "./context.ts";
 import { errorBody, toBoxError } from "./respond.ts";
 
@@ -20,10 +20,9 @@ export function createAttachServer(context: BoxdContext) {
 
   function handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     try {
-      // The upgrade is refused before any WebSocket exists: no token, no socket.
-      if (!isAuthorized(request, context.token)) {
-        throw new BoxError("unauthorized", "missing or wrong token");
-      }
+      // The upgrade is refused before any WebSocket exists: no token (or another pod's uid),
+      // no socket.
+      admit(request, context);
       const url = new URL(request.url ?? "/", "http://boxd");
       if (url.pathname !== streamRoutes.attach) throw new BoxError("not_found", "no such endpoint");
       const terminal = context.terminals.get(url.searchParams.get("id") ?? "");

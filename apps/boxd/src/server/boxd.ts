@@ -11,7 +11,7 @@ import { SHUTDOWN_GRACE_MS } from "../limits.ts";
 import { TerminalRegistry } from "../terminals/terminalRegistry.ts";
 import { warmManifestThreads } from "../workspace/manifestBuilder.ts";
 import { createAttachServer } from "./attach.ts";
-import { isAuthorized } from "./auth.ts";
+import { admit } from "./auth.ts";
 import type { BoxdContext } from "./context.ts";
 import { createHandlers, type Handlers } from "./handlers.ts";
 import { listenOn, type BoundAddress, type ListenTarget } from "./listenOn.ts";
@@ -22,6 +22,8 @@ import { handleCapture, handleDownload, handleHydrate, handleUpload } from "./st
 export interface StartBoxdOptions {
   readonly root: string;
   readonly token: string;
+  /** The pod boxd runs in (BOXD_POD_UID): requests must name it (auth.ts). */
+  readonly podUid?: string | undefined;
   readonly instanceId: string;
   /** What the workspace may hold on disk before writes are refused (fs/diskWatch.ts). */
   readonly diskBytes?: number | undefined;
@@ -62,6 +64,7 @@ export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd>
     user: options.user,
     instanceId: options.instanceId,
     token: options.token,
+    podUid: options.podUid,
     logger,
   };
   const handlers = createHandlers(context);
@@ -128,9 +131,7 @@ async function route(
     sendJson(response, ready ? 200 : 503, { ready, instanceId: context.instanceId });
     return;
   }
-  if (!isAuthorized(request, context.token)) {
-    throw new BoxError("unauthorized", "missing or wrong token");
-  }
+  admit(request, context);
   const started = performance.now();
   const name = jsonRoutes.get(url.pathname);
   if (name !== undefined) {

@@ -18,5 +18,7 @@ export interface BoxdContext {
   readonly user: CommandUser | undefined;
   readonly instanceId: string;
   readonly token: string;
+  /** The uid of the pod boxd runs in (BOXD_POD_UID), which every caller must name (auth.ts). */
+  readonly podUid: string | undefined;
   readonly logger: Logger;
 }

@@ -1,4 +1,4 @@
-import { closeSync, readFileSync } from "node:fs";
+import { closeSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { once } from "node:events";
@@ -38,17 +38,5 @@ export async function listenOn(server: Server, target: ListenTarget): Promise<Bo
       if (target.dirFd !== undefined) closeSync(target.dirFd);
       return { kind: "socket", path: target.path };
     }
-  }
-}
-
-/**
- * The token from a descriptor (a pipe its launcher wrote and closed), read to its end, then
- * closed: after this no file, environment or descriptor of boxd's holds it.
- */
-export function readTokenFrom(fd: number): string {
-  try {
-    return readFileSync(fd, "utf8").trim();
-  } finally {
-    closeSync(fd);
   }
 }

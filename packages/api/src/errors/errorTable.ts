@@ -56,6 +56,8 @@ const restoreRefusalCodes: Record<RestoreRefusalCode, TRPC_ERROR_CODE_KEY> = {
 
 const boxCodes: Record<BoxErrorCode, TRPC_ERROR_CODE_KEY> = {
   unauthorized: "INTERNAL_SERVER_ERROR",
+  // Berth reached the address of a box whose pod is gone: the box is unreachable there.
+  wrong_pod: "SERVICE_UNAVAILABLE",
   invalid_request: "BAD_REQUEST",
   invalid_name: "BAD_REQUEST",
   outside_workspace: "FORBIDDEN",

@@ -14,6 +14,7 @@ import {
 import { boxErrorFromResponse } from "../errors.ts";
 import { Agent } from "undici";
 import {
+  callerHeaders,
   callOperation,
   dispatchedBy,
   parseReply,
@@ -75,6 +76,12 @@ export type BoxAddress =
 
 export type CreateBoxClientOptions = BoxAddress & {
   readonly token: string;
+  /**
+   * The uid of the pod the caller expects boxd to run in (a Kubernetes box), sent on every
+   * request. A boxd started with BOXD_POD_UID refuses a request naming another uid, or none,
+   * with `wrong_pod`: the pod's IP may now belong to another pod. It never replaces the token.
+   */
+  readonly podUid?: string;
   /** Limit for each request; unset waits as long as boxd takes. */
   readonly timeoutMs?: number;
 };
@@ -89,6 +96,7 @@ export function createBoxClient(options: CreateBoxClientOptions): BoxClient {
     socketPath,
     dispatcher: socketPath === undefined ? undefined : new Agent({ connect: { socketPath } }),
     token: options.token,
+    podUid: options.podUid,
     timeoutMs: options.timeoutMs,
   };
   const operations = Object.fromEntries(
@@ -120,7 +128,10 @@ export function createBoxClient(options: CreateBoxClientOptions): BoxClient {
 async function readiness(context: ClientContext): Promise<z.output<typeof readyResponseSchema>> {
   let response: Response;
   try {
-    response = await fetch(new URL(streamRoutes.ready, context.baseUrl), dispatchedBy(context));
+    response = await fetch(new URL(streamRoutes.ready, context.baseUrl), {
+      ...dispatchedBy(context),
+      headers: callerHeaders(context, { anonymous: true }),
+    });
   } catch (error) {
     throw transportError(error);
   }

@@ -3,7 +3,9 @@ import type { z } from "zod";
 import { BoxError } from "../boxError.ts";
 import { boxErrorFromResponse } from "../errors.ts";
 import {
+  AUTH_HEADER,
   boxOperations,
+  POD_UID_HEADER,
   type BoxOperationName,
   type OperationInput,
   type OperationResponse,
@@ -17,6 +19,8 @@ export interface ClientContext {
   /** fetch's connection pool for the socket (undici's, which Node's fetch is built on). */
   readonly dispatcher: Dispatcher | undefined;
   readonly token: string;
+  /** The pod uid the caller expects boxd to run in (POD_UID_HEADER); undefined: not sent. */
+  readonly podUid: string | undefined;
   /** Per-request limit; unset means no limit beyond the server's own (exec has its timeout). */
   readonly timeoutMs: number | undefined;
 }
@@ -45,12 +49,29 @@ export function endpointUrl(
 }
 
 /**
+ * The headers naming the caller and the box it means, for every transport (fetch, node:http,
+ * WebSocket): the token unless the endpoint is anonymous, and the expected pod uid when known.
+ * The uid goes on anonymous requests too: it is no secret, and boxd ignores it there.
+ */
+export function callerHeaders(
+  context: ClientContext,
+  options: { readonly anonymous?: boolean | undefined } = {},
+): Record<string, string> {
+  return {
+    ...(options.anonymous === true ? {} : { [AUTH_HEADER]: `Bearer ${context.token}` }),
+    ...(context.podUid === undefined ? {} : { [POD_UID_HEADER]: context.podUid }),
+  };
+}
+
+/**
  * One HTTP exchange. Every failure leaves as a BoxError: the server's own error body, a
  * status-derived code, `timeout` for the client's limit, `unavailable` when nothing answered.
  */
 export async function send(context: ClientContext, options: SendOptions): Promise<Response> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.anonymous !== true) headers.authorization = `Bearer ${context.token}`;
+  const headers: Record<string, string> = {
+    ...options.headers,
+    ...callerHeaders(context, { anonymous: options.anonymous }),
+  };
   const streaming = typeof options.body === "object" && options.body !== null;
   let response: Response;
   try {

@@ -3,7 +3,7 @@ import { request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { boxErrorFromResponse } from "../errors.ts";
-import { endpointUrl, transportError, type ClientContext } from "./http.ts";
+import { callerHeaders, endpointUrl, transportError, type ClientContext } from "./http.ts";
 
 export interface StreamExchange {
   readonly method: "GET" | "PUT";
@@ -27,7 +27,7 @@ export async function exchangeStream(
   const request = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
     method: options.method,
     ...(context.socketPath === undefined ? {} : { socketPath: context.socketPath }),
-    headers: { ...options.headers, authorization: `Bearer ${context.token}` },
+    headers: { ...options.headers, ...callerHeaders(context) },
     signal: context.timeoutMs === undefined ? undefined : AbortSignal.timeout(context.timeoutMs),
   });
   const replied = new Promise<IncomingMessage>((resolve, reject) => {

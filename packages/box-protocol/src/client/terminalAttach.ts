@@ -8,7 +8,7 @@ import {
   type TerminalClientMessage,
   type TerminalEvent,
 } from "../schemas/terminals.ts";
-import { endpointUrl, transportError, type ClientContext } from "./http.ts";
+import { callerHeaders, endpointUrl, transportError, type ClientContext } from "./http.ts";
 
 export interface AttachTerminalOptions {
   readonly id: string;
@@ -46,7 +46,7 @@ export async function attachTerminal(
     context.socketPath === undefined
       ? url
       : `ws+unix:${context.socketPath}:${url.pathname}${url.search}`;
-  const socket = new WebSocket(target, { headers: { authorization: `Bearer ${context.token}` } });
+  const socket = new WebSocket(target, { headers: callerHeaders(context) });
   let lastSeq = since;
   let failure: BoxError | undefined;
   // Listening before `open`: the replay may arrive in the same read as the upgrade reply.
