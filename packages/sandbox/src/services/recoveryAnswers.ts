@@ -121,7 +121,9 @@ export function spawnAnswer(
   const lease = error.lease;
   if (lease !== null && blockedReason(lease) !== null)
     return blockedAnswer(lease, { what: error.message, cause: error, detail });
-  if (error.code === "create_failed") {
+  // What the backend said when it made (or waited for) the box: a full cluster or a box that can
+  // never start as asked reach the caller typed, with their own retryable.
+  if (error.code === "create_failed" || error.code === "readiness_failed") {
     const cause = error.cause;
     if (cause instanceof BackendNotConfiguredError) return cause;
     if (cause instanceof BackendError && (cause.code === "capacity" || cause.code === "invalid"))

@@ -9,6 +9,7 @@ import type { ExecutionProfile } from "../../spawner/executionProfile.ts";
 import type { VolumeClaimTemplate } from "./allocation.ts";
 import { BERTH_KEY_PREFIX } from "./berthKeys.ts";
 import type { PodTemplate } from "./executionProfile.ts";
+import { TOKEN_KEY, tokenSecretName } from "./boxTokenSecret.ts";
 import type { JsonValue } from "./kubeObjects.ts";
 
 /** The one volume claim template: the box's workspace, which outlives a suspend. */
@@ -20,12 +21,14 @@ export const BOXD_CONTAINER = "boxd";
 /** The pod label naming the template a box was made from. */
 export const TEMPLATE_POD_LABEL = `${BERTH_KEY_PREFIX}template`;
 
+/** The volume of the token Secret, and where boxd finds it. */
+export const TOKEN_VOLUME = "box-token";
+export const TOKEN_MOUNT_PATH = "/var/run/berth";
+
 export interface BoxPodSettings {
   readonly profile: ExecutionProfile;
   /** The Sandbox's name: boxd's instance id. */
   readonly sandboxName: string;
-  /** The box's bearer token (derived per allocation; part 2 moves it into a Secret). */
-  readonly token: string;
   /** The TCP port boxd listens on at the pod's IP. */
   readonly boxdPort: number;
 }
@@ -40,7 +43,10 @@ export function boxPodTemplate(settings: BoxPodSettings): PodTemplate {
     { name: "BOXD_PORT", value: String(settings.boxdPort) },
     { name: "BOXD_INSTANCE_ID", value: settings.sandboxName },
     { name: "BOXD_ROOT", value: WORKSPACE_MOUNT_PATH },
-    { name: "BOXD_TOKEN", value: settings.token },
+    // The token from the Secret's file (never in the pod spec); the pod's uid, which clients
+    // must name, so a reused pod IP never serves another box's callers.
+    { name: "BOXD_TOKEN_FILE", value: `${TOKEN_MOUNT_PATH}/${TOKEN_KEY}` },
+    { name: "BOXD_POD_UID", valueFrom: { fieldRef: { fieldPath: "metadata.uid" } } },
   ];
   return {
     metadata: { labels: { [TEMPLATE_POD_LABEL]: profile.template } },
@@ -60,7 +66,16 @@ export function boxPodTemplate(settings: BoxPodSettings): PodTemplate {
             periodSeconds: 1,
           },
           resources,
-          volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH }],
+          volumeMounts: [
+            { name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH },
+            { name: TOKEN_VOLUME, mountPath: TOKEN_MOUNT_PATH, readOnly: true },
+          ],
+        },
+      ],
+      volumes: [
+        {
+          name: TOKEN_VOLUME,
+          secret: { secretName: tokenSecretName(settings.sandboxName), defaultMode: 0o400 },
         },
       ],
     },

@@ -6,6 +6,7 @@
  */
 import { asBackendError, type BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
 import { AllocationInputError, AllocationRefusedError } from "./allocationErrors.ts";
+import { ForeignTokenSecretError } from "./boxTokenSecret.ts";
 import { HolderEpochRefusedError, SandboxReplacedError } from "./holderEpoch.ts";
 import { KubeConfigError } from "./kubeConfig.ts";
 import { KubeError, type KubeErrorKind } from "./kubeErrors.ts";
@@ -57,6 +58,8 @@ function codeOf(error: unknown): BackendErrorCode {
   if (error instanceof HolderEpochRefusedError) return "unavailable";
   // The Sandbox that was read is gone; a same-name one is another box.
   if (error instanceof SandboxReplacedError) return "not_found";
+  // Someone else's Secret holds the token's name: not Berth's to overwrite.
+  if (error instanceof ForeignTokenSecretError) return "invalid";
   // An epoch that is no epoch: the caller's bug, the same every time.
   if (error instanceof RangeError) return "invalid";
   // Refused allocations change nothing and would be refused again: as the local backend does.

@@ -20,6 +20,7 @@ import {
   PatchStrategy,
   V1DeleteOptions,
   V1Preconditions,
+  type V1Secret,
   type ConfigurationOptions,
   type RequestContext,
   type ResponseContext,
@@ -32,7 +33,9 @@ import {
   kubeObjectSchema,
   claimSchema,
   podSchema,
+  secretSchema,
   type ClaimReading,
+  type SecretReading,
   type PodReading,
   type CustomKind,
   type JsonValue,
@@ -171,6 +174,32 @@ export class KubeClient {
         return reason === undefined ? [] : [{ reason, message: container.state?.waiting?.message }];
       }),
     };
+  }
+
+  /**
+   * POST a Secret (the box's token, owned by its Sandbox). The body is built by the caller; a 409
+   * is `conflict` with reason AlreadyExists. Secret data never appears in a message.
+   */
+  async createSecret(op: Operation, body: V1Secret): Promise<SecretReading> {
+    const request: KubeRequest = { verb: "create", resource: "secrets", namespace: this.namespace };
+    const answer = await this.#send(op, request, (options) =>
+      this.#core.createNamespacedSecret({ namespace: this.namespace, body }, options),
+    );
+    return secretReading(request, answer);
+  }
+
+  /** GET a Secret: whose it is, and its data (base64, as the API keeps it). */
+  async getSecret(op: Operation, name: string): Promise<SecretReading> {
+    const request: KubeRequest = {
+      verb: "get",
+      resource: "secrets",
+      namespace: this.namespace,
+      name,
+    };
+    const answer = await this.#send(op, request, (options) =>
+      this.#core.readNamespacedSecret({ name, namespace: this.namespace }, options),
+    );
+    return secretReading(request, answer);
   }
 
   /** GET one PersistentVolumeClaim: whose it is (its controller) decides whether a box uses it. */
@@ -321,6 +350,17 @@ export class KubeClient {
       throw normalizeKubeError(error, { request: described, abort: scope.cause() });
     }
   }
+}
+
+function secretReading(request: KubeRequest, answer: unknown): SecretReading {
+  const parsed = secretSchema.safeParse(answer);
+  if (!parsed.success) throw unreadableAnswer(request, "a Secret Berth cannot read");
+  const controller = parsed.data.metadata.ownerReferences?.find((ref) => ref.controller === true);
+  return {
+    name: parsed.data.metadata.name,
+    controllerUid: controller?.uid,
+    data: parsed.data.data ?? {},
+  };
 }
 
 function deleteOptions(preconditions: DeletePreconditions): V1DeleteOptions {

@@ -138,3 +138,22 @@ export interface PodReading {
   /** Each waiting container's reason (ErrImagePull, CreateContainerConfigError, …). */
   readonly waiting: readonly { readonly reason: string; readonly message: string | undefined }[];
 }
+
+/** The few fields of a Secret Berth reads: who controls it, and its data. */
+export const secretSchema = z.looseObject({
+  metadata: z.looseObject({
+    name: z.string(),
+    ownerReferences: z
+      .array(z.looseObject({ uid: z.string().optional(), controller: z.boolean().optional() }))
+      .optional(),
+  }),
+  data: z.record(z.string(), z.string()).optional(),
+});
+
+/** A Secret as Berth reads it. Its data never goes into a message or a log. */
+export interface SecretReading {
+  readonly name: string;
+  readonly controllerUid: string | undefined;
+  /** base64 values, by key. */
+  readonly data: Readonly<Record<string, string>>;
+}

@@ -5,7 +5,7 @@
  * Nothing of a box lives in this object: any adapter of the same installation and namespace
  * serves every box the others made.
  */
-import { deriveBoxToken, createBoxClient, type BoxClient } from "@berth/box-protocol";
+import { createBoxClient, type BoxClient } from "@berth/box-protocol";
 import {
   BackendError,
   noBoxLimits,
@@ -21,6 +21,7 @@ import { executionProfileSchema } from "../../spawner/executionProfile.ts";
 import { NotServingYet, waitUntilServing } from "../../spawner/readiness.ts";
 import { allocateSandbox, readAllocation } from "./allocation.ts";
 import { boxPodTemplate, WORKSPACE_VOLUME, workspaceClaimTemplate } from "./boxPodTemplate.ts";
+import { boxToken, ensureTokenSecret } from "./boxTokenSecret.ts";
 import { LABELS } from "./berthKeys.ts";
 import {
   fencedDelete,
@@ -113,7 +114,6 @@ export class KubernetesBackend implements Backend {
         podTemplate: boxPodTemplate({
           profile: profile.data,
           sandboxName,
-          token: this.#token(metadata.allocationId),
           boxdPort: this.#boxdPort,
         }),
         volumeClaimTemplates: [workspaceClaimTemplate(this.#disk)],
@@ -341,6 +341,7 @@ export class KubernetesBackend implements Backend {
     return createBoxClient({
       baseUrl: `http://${hostOf(pod.podIP)}:${String(this.#boxdPort)}`,
       token: this.#token(allocationId),
+      podUid: pod.uid,
     });
   }
 
@@ -406,7 +407,7 @@ export class KubernetesBackend implements Backend {
   }
 
   #token(allocationId: string): string {
-    return deriveBoxToken({ secret: this.#secret, instanceId: `kubernetes/${allocationId}` });
+    return boxToken(this.#secret, allocationId);
   }
 
   /** One port call: one operation and deadline, every failure as a BackendError. */

@@ -1,0 +1,86 @@
+/**
+ * The box's token, kept in a Secret its Sandbox owns (issue 35): HMAC-SHA256 of Berth's secret
+ * over the allocation id, so Berth derives it again whenever it dials and never stores it. The
+ * Secret is made after the Sandbox (its owner reference needs the Sandbox's uid) and goes with
+ * it by garbage collection; boxd reads it from a mounted file. The pod uid, which anyone who can
+ * list pods reads, is never the token.
+ */
+import { createHmac } from "node:crypto";
+import type { V1Secret } from "@kubernetes/client-node";
+import { LABELS } from "./berthKeys.ts";
+import type { KubeClient } from "./kubeClient.ts";
+import { KubeError } from "./kubeErrors.ts";
+import { SANDBOX, apiVersionOf, type KubeObject } from "./kubeObjects.ts";
+import type { Operation } from "./operation.ts";
+
+/** The key of the token in the Secret, and so the file's name in its volume. */
+export const TOKEN_KEY = "token";
+
+/** `<sandbox>-token`: a DNS subdomain, since Sandbox names are 31 characters. */
+export function tokenSecretName(sandboxName: string): string {
+  return `${sandboxName}-token`;
+}
+
+/** The box's token: HMAC-SHA256(Berth's secret, allocation id), hex. */
+export function boxToken(secret: string, allocationId: string): string {
+  return createHmac("sha256", secret).update(allocationId, "utf8").digest("hex");
+}
+
+/** A Secret under the token's name that the Sandbox does not own: never used, never touched. */
+export class ForeignTokenSecretError extends Error {
+  override readonly name = "ForeignTokenSecretError";
+  constructor(
+    readonly secretName: string,
+    readonly sandboxName: string,
+  ) {
+    super(
+      `Secret ${secretName} is not Sandbox ${sandboxName}'s (another controls it): the box's token is not put there`,
+    );
+  }
+}
+
+/**
+ * Makes the Sandbox's token Secret, or finds it made (a retried create, an adopting spawner):
+ * one POST; on 409 one GET, accepted only when the Sandbox controls it and it holds this token.
+ */
+export async function ensureTokenSecret(
+  client: KubeClient,
+  op: Operation,
+  input: { readonly sandbox: KubeObject; readonly installationId: string; readonly token: string },
+): Promise<void> {
+  const { sandbox } = input;
+  const name = tokenSecretName(sandbox.metadata.name);
+  const uid = sandbox.metadata.uid;
+  if (uid === undefined)
+    throw new Error(`Sandbox ${sandbox.metadata.name} has no uid to own its Secret`);
+  const encoded = Buffer.from(input.token, "utf8").toString("base64");
+  const body: V1Secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: {
+      name,
+      labels: { [LABELS.installation]: input.installationId },
+      ownerReferences: [
+        {
+          apiVersion: apiVersionOf(SANDBOX),
+          kind: SANDBOX.kind,
+          name: sandbox.metadata.name,
+          uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    type: "Opaque",
+    data: { [TOKEN_KEY]: encoded },
+  };
+  try {
+    await client.createSecret(op, body);
+    return;
+  } catch (error) {
+    if (!(error instanceof KubeError && error.kind === "conflict")) throw error;
+  }
+  const standing = await client.getSecret(op, name);
+  if (standing.controllerUid !== uid || standing.data[TOKEN_KEY] !== encoded)
+    throw new ForeignTokenSecretError(name, sandbox.metadata.name);
+}
