@@ -4,6 +4,7 @@
  * pruning and validation, with unknown fields handled per `fieldValidation`.
  */
 import type { UserInfo } from "./admission.ts";
+import { admitCore } from "./coreStrategy.ts";
 import type { KubeObject } from "./objects.ts";
 import { meta } from "./objects.ts";
 import { badRequest, invalid, qualifiedKind } from "./errors.ts";
@@ -50,7 +51,8 @@ export function fromStorage(type: ResourceType, object: KubeObject, version: str
 }
 
 /**
- * Defaults, prunes and validates a custom resource (core kinds pass through). Unknown fields
+ * Defaults, prunes and validates a custom resource; a core kind with a modelled strategy is
+ * decoded and validated by it (coreStrategy.ts), the others pass through. Unknown fields
  * become warnings (Warn, the default), a 400 (Strict) or nothing (Ignore); causes become the
  * 422 of §5 naming the Kind.
  */
@@ -60,7 +62,7 @@ export function admitSchema(
   context: RequestContext,
 ): KubeObject {
   const { type, version } = target;
-  if (type.custom === undefined) return objects.object;
+  if (type.custom === undefined) return admitCore(target, objects);
   const admission = admitCustomResource(type.custom, version, objects.object, objects.old);
   const unknown = admission.unknownFields.map((field) => `unknown field "${field}"`);
   switch (context.fieldValidation) {

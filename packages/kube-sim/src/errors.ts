@@ -194,6 +194,18 @@ export function genericInvalid(): KubeStatusError {
   );
 }
 
+/**
+ * 422 for a patch whose result does not decode into the kind's type: `value` is the patched
+ * object as text, `detail` the decoder's error (K2 `applyPatchToCurrentObject`, §3, I9). The
+ * subject is empty and details hold only the cause, as `NewInvalid(schema.GroupKind{}, "", …)`.
+ */
+export function invalidPatch(value: string, detail: string): KubeStatusError {
+  const message = `Invalid value: ${JSON.stringify(value)}: ${detail}`;
+  return new KubeStatusError("Invalid", `"" is invalid: patch: ${message}`, {
+    causes: [{ reason: "FieldValueInvalid", message, field: "patch" }],
+  });
+}
+
 export function badRequest(message: string): KubeStatusError {
   return new KubeStatusError("BadRequest", message);
 }

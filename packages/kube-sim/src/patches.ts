@@ -10,6 +10,7 @@ import {
   KubeStatusError,
   badRequest,
   genericInvalid,
+  invalidPatch,
   unsupportedMediaType,
 } from "./errors.ts";
 import type { KubeObject } from "./objects.ts";
@@ -96,18 +97,9 @@ function applyMergePatch(current: KubeObject, text: string): KubeObject {
   if (patch === undefined || patch === null) throw badRequest("Invalid JSON Patch");
   if (Array.isArray(patch)) {
     // The array replaces the whole document, which then fails to decode as an object (§3, I9).
-    throw new KubeStatusError(
-      "Invalid",
-      `"" is invalid: patch: Invalid value: ${JSON.stringify(text)}: couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
-      {
-        causes: [
-          {
-            reason: "FieldValueInvalid",
-            message: `Invalid value: ${JSON.stringify(text)}: couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
-            field: "patch",
-          },
-        ],
-      },
+    throw invalidPatch(
+      text,
+      'couldn\'t get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
     );
   }
   const merged = mergePatch(current, patch);

@@ -6,6 +6,7 @@ import type { RequestContext } from "./codec.ts";
 import { stamp } from "./codec.ts";
 import type { DeletionSystem } from "./deletion.ts";
 import { parseDeleteOptions } from "./deletion.ts";
+import { decodePatched, decodeRequestBody } from "./coreStrategy.ts";
 import { KubeStatusError, badRequest, methodNotAllowed, notFound } from "./errors.ts";
 import type { KubeObject } from "./objects.ts";
 import { isObject, meta } from "./objects.ts";
@@ -116,7 +117,7 @@ export class ResourceHandlers {
         `the kind in the data (${JSON.stringify(body.kind)}) does not match the expected kind (${type.kind})`,
       );
     }
-    return { ...body, apiVersion: expected, kind: type.kind };
+    return decodeRequestBody(type, version, { ...body, apiVersion: expected, kind: type.kind });
   }
 
   private scale(
@@ -200,10 +201,14 @@ export class ResourceHandlers {
         kind: target.type.kind,
       };
       meta(body).name ??= name;
-      return { status: 201, body: present(target, this.$.registry.create(target, body, context)) };
+      const decoded = decodePatched(target.type, body);
+      return {
+        status: 201,
+        body: present(target, this.$.registry.create(target, decoded, context)),
+      };
     }
     const current = present(target, stored);
-    const patched = applyPatch(current, patchType, request.body);
+    const patched = decodePatched(target.type, applyPatch(current, patchType, request.body));
     // A resourceVersion the patch sets is an optimistic lock, checked by the update (§4.5);
     // without one the patch never conflicts.
     const patchedRv = meta(patched).resourceVersion;

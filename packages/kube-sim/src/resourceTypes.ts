@@ -2,9 +2,11 @@
  * The kinds the simulator serves: a few core and admissionregistration kinds, described here, and
  * the agent-sandbox custom resources, described by the schema layer from their CRDs.
  */
+import type { CoreStrategy } from "./coreStrategy.ts";
 import type { ResourceNames } from "./errors.ts";
 import type { CustomResourceType } from "./schema/index.ts";
 import { loadAgentSandboxTypes } from "./schema/index.ts";
+import { secretStrategy } from "./secretStrategy.ts";
 
 /** One served version of a kind. */
 export interface ServedVersion {
@@ -38,7 +40,23 @@ export interface ResourceType extends ResourceNames {
   returnsDeletedObject: boolean;
   /** Set for custom resources: what the schema layer needs; core kinds have no schema here. */
   custom: CustomResourceType | undefined;
+  /** Set for the built-in kinds whose decoding and validation are modelled (Secret). */
+  core: CoreStrategy | undefined;
 }
+
+/** The field labels of core/v1 Events (K13: `pkg/apis/core/v1/conversion.go`), minus `source`. */
+const EVENT_FIELDS = [
+  "involvedObject.kind",
+  "involvedObject.namespace",
+  "involvedObject.name",
+  "involvedObject.uid",
+  "involvedObject.apiVersion",
+  "involvedObject.resourceVersion",
+  "involvedObject.fieldPath",
+  "reason",
+  "reportingComponent",
+  "type",
+];
 
 const POD_FIELDS = [
   "spec.nodeName",
@@ -67,6 +85,7 @@ function core(
     fieldLabels: [],
     returnsDeletedObject: false,
     custom: undefined,
+    core: undefined,
     ...names,
   };
 }
@@ -103,6 +122,7 @@ function fromCrd(crd: CustomResourceType): ResourceType {
     fieldLabels: [],
     returnsDeletedObject: false,
     custom: crd,
+    core: undefined,
   };
 }
 
@@ -128,6 +148,16 @@ export function builtinResourceTypes(): ResourceType[] {
       statusSubresource: true,
     }),
     core({ kind: "ConfigMap", plural: "configmaps", shortNames: ["cm"] }),
+    // Decoded and validated like the real kind: base64 data, stringData, immutable (secretStrategy.ts).
+    core({
+      kind: "Secret",
+      plural: "secrets",
+      shortNames: [],
+      fieldLabels: ["type"],
+      core: secretStrategy,
+    }),
+    // Stored only: the kubelet records FailedMount and CreateContainerConfigError events in them.
+    core({ kind: "Event", plural: "events", shortNames: ["ev"], fieldLabels: EVENT_FIELDS }),
     core({ kind: "Namespace", plural: "namespaces", shortNames: ["ns"], namespaced: false }),
     // Stored only: the SandboxTemplate controller writes one per template (§8.4).
     {

@@ -158,6 +158,29 @@ describe.skipIf(!available)("kubectl against kube-sim (§1, §4, §9)", () => {
     );
   });
 
+  it("§3 / issue 35 kubectl creates a Secret from stringData, reads its data as base64, and shows the server's 400 for data that is not base64", async () => {
+    // -f, not `create secret generic`: that one sends protobuf, which kube-sim does not speak.
+    const good = file(
+      "token.yaml",
+      "apiVersion: v1\nkind: Secret\nmetadata:\n  name: box-token\nstringData:\n  token: s3cret\n",
+    );
+    expect((await kubectl("create", "--validate=false", "-f", good)).out).toBe(
+      "secret/box-token created",
+    );
+    expect(
+      (await kubectl("get", "secret", "box-token", "-o", "jsonpath={.type} {.data.token}")).out,
+    ).toBe(`Opaque ${Buffer.from("s3cret").toString("base64")}`);
+    const bad = file(
+      "secret.yaml",
+      "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bad\ndata:\n  password: wombat\n",
+    );
+    const refused = await kubectl("create", "--validate=false", "-f", bad);
+    expect(refused.code).not.toBe(0);
+    expect(refused.out).toBe(
+      `Error from server (BadRequest): error when creating "${bad}": Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 4`,
+    );
+  });
+
   it("§4.9 kubectl delete removes the object and waits for it to be gone", async () => {
     expect((await kubectl("delete", "sandbox", "sb1")).out).toBe(
       'sandbox.agents.x-k8s.io "sb1" deleted',

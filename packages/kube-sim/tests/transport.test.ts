@@ -36,6 +36,8 @@ describe("transport and discovery (§1)", () => {
         "services",
         "persistentvolumeclaims",
         "configmaps",
+        "secrets",
+        "events",
         "namespaces",
       ]),
     );

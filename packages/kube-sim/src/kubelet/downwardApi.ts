@@ -2,6 +2,7 @@
 import { list, record, spec, str } from "../controller/fields.ts";
 import type { KubeObject } from "../objects.ts";
 import { meta } from "../objects.ts";
+import { secretData } from "../secretStrategy.ts";
 import type { RuntimeMount } from "./runtimes.ts";
 import { volumeEnvName } from "./runtimes.ts";
 
@@ -36,25 +37,74 @@ export function downwardValue(pod: KubeObject, path: string, podIP: string): str
   }
 }
 
+/** A container's env, or why the kubelet cannot create the container (CreateContainerConfigError). */
+export type ContainerEnv =
+  { kind: "env"; env: Record<string, string> } | { kind: "configError"; message: string };
+
+type SecretLookup = (name: string) => KubeObject | undefined;
+
 /**
- * A container's env: `base`, the declared `env` with `fieldRef`s resolved, `POD_IP`, and each
- * mounted volume's real folder as `KUBE_SIM_VOLUME_<NAME>`.
+ * A `secretKeyRef`'s value as `makeEnvironmentVariables` (pkg/kubelet/kubelet_pods.go) resolves
+ * it: the decoded bytes; a missing Secret or key is skipped when `optional`, else it is the error
+ * the kubelet reports (the secret manager's NotFound, or its own "couldn't find key" text).
+ */
+function secretKeyValue(
+  ref: KubeObject,
+  namespace: string,
+  secret: SecretLookup,
+): { value: string | undefined } | { error: string } {
+  const name = str(ref.name) ?? "";
+  const key = str(ref.key) ?? "";
+  const optional = ref.optional === true;
+  const found = secret(name);
+  if (found === undefined)
+    return optional ? { value: undefined } : { error: `secret "${name}" not found` };
+  const bytes = secretData(found).get(key);
+  if (bytes === undefined) {
+    return optional
+      ? { value: undefined }
+      : { error: `couldn't find key ${key} in Secret ${namespace}/${name}` };
+  }
+  return { value: bytes.toString("utf8") };
+}
+
+/**
+ * A container's env: `base`, the declared `env` (a `value`, a downward-API `fieldRef`, or a
+ * `secretKeyRef`), `POD_IP`, and each mounted volume's real folder as `KUBE_SIM_VOLUME_<NAME>`.
+ * The first reference that cannot be resolved makes it a config error, as in the kubelet.
  */
 export function containerEnv(
   pod: KubeObject,
   container: KubeObject,
-  at: { base: Record<string, string>; podIP: string; mounts: readonly RuntimeMount[] },
-): Record<string, string> {
+  at: {
+    base: Record<string, string>;
+    podIP: string;
+    mounts: readonly RuntimeMount[];
+    secret: SecretLookup;
+  },
+): ContainerEnv {
   const env = { ...at.base };
   for (const variable of list(container.env)) {
     const key = str(variable.name);
     if (key === undefined) continue;
-    const fieldPath = str(record(record(variable.valueFrom).fieldRef).fieldPath);
-    const value =
-      fieldPath === undefined ? str(variable.value) : downwardValue(pod, fieldPath, at.podIP);
+    const from = record(variable.valueFrom);
+    const fieldPath = str(record(from.fieldRef).fieldPath);
+    let value: string | undefined;
+    if (from.secretKeyRef !== undefined) {
+      const resolved = secretKeyValue(
+        record(from.secretKeyRef),
+        meta(pod).namespace ?? "",
+        at.secret,
+      );
+      if ("error" in resolved) return { kind: "configError", message: resolved.error };
+      value = resolved.value;
+    } else {
+      value =
+        fieldPath === undefined ? str(variable.value) : downwardValue(pod, fieldPath, at.podIP);
+    }
     if (value !== undefined) env[key] = value;
   }
   env.POD_IP = at.podIP;
   for (const mount of at.mounts) env[volumeEnvName(mount.volume)] = mount.hostPath;
-  return env;
+  return { kind: "env", env };
 }

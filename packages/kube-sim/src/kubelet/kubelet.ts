@@ -1,47 +1,45 @@
 /**
- * The fake scheduler and kubelet (§8.6): binds pods to the one node, runs each container as a
- * real child process chosen by the runtime map, reports phases and conditions, and ends
- * processes on deletion with SIGTERM, then SIGKILL once the grace period has passed on the
- * injected clock. Every process it started is killed on `stop()`.
+ * The fake scheduler and kubelet (§8.6): binds pods to the one node, sets up their volumes
+ * (claims, emptyDirs, Secrets), runs each container as a real child process chosen by the
+ * runtime map with its env (downward API, Secrets), reports phases, conditions and the waiting
+ * reasons and Events of a pod that cannot start yet, and ends processes on deletion with SIGTERM,
+ * then SIGKILL once the grace period has passed on the injected clock. Every process it started
+ * is killed on `stop()`.
  */
-import type { ChildProcess } from "node:child_process";
-import { spawn } from "node:child_process";
 import { timestamp } from "../clock.ts";
 import type { Clock } from "../clock.ts";
-import { condition, list, record, spec, status, str } from "../controller/fields.ts";
+import { list, record, spec, status, str } from "../controller/fields.ts";
 import type { InProcessClient } from "../inProcessClient.ts";
 import type { KubeObject } from "../objects.ts";
 import { meta } from "../objects.ts";
 import type { ObjectStore, StoreEvent } from "../store.ts";
 import { VirtualTimers } from "../virtualTimers.ts";
 import { WorkQueue } from "../workQueue.ts";
-import { HOST_IP, NODE_NAME, containerEnv } from "./downwardApi.ts";
+import type { ContainerProcess } from "./containerProcess.ts";
+import { signalContainer, spawnContainer } from "./containerProcess.ts";
+import type { ContainerEnv } from "./downwardApi.ts";
+import { NODE_NAME, containerEnv } from "./downwardApi.ts";
+import { KubeletEvents } from "./kubeletEvents.ts";
 import { PodAddresses } from "./podAddresses.ts";
-import { podConditions } from "./podConditions.ts";
+import { scheduledCondition, unschedulableCondition } from "./podConditions.ts";
 import type { PodFault } from "./podFaults.ts";
 import { PodFaults } from "./podFaults.ts";
-import type { RuntimeMap, RuntimeMount } from "./runtimes.ts";
+import type { MountedVolume } from "./podVolumes.ts";
+import { PodVolumes, mountsOf } from "./podVolumes.ts";
+import type { RuntimeMap } from "./runtimes.ts";
 import { runtimeFor } from "./runtimes.ts";
+import { runPhase, runStatus } from "./runStatus.ts";
 import { VolumeFolders } from "./volumeFolders.ts";
-
-/** How much of each container's output is kept for `logs()`. */
-const LOG_LIMIT = 64 * 1024;
-
-interface ContainerProcess {
-  name: string;
-  image: string;
-  child: ChildProcess;
-  spawned: boolean;
-  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  startedAt: string | undefined;
-  output: string;
-}
+import type { Waiting } from "./waitingStatus.ts";
+import { imagePullReason, waitingStatus } from "./waitingStatus.ts";
 
 interface PodRun {
   uid: string;
   namespace: string;
   name: string;
   ip: string;
+  /** The volumes set up for it; secret volumes are rewritten when their Secret changes. */
+  volumes: ReadonlyMap<string, MountedVolume>;
   processes: ContainerProcess[];
   terminating: boolean;
   cancelKill: (() => void) | undefined;
@@ -60,6 +58,8 @@ export class Kubelet {
   private readonly runs = new Map<string, PodRun>();
   private readonly addresses = new PodAddresses();
   private readonly volumes: VolumeFolders;
+  private readonly podVolumes: PodVolumes;
+  private readonly events: KubeletEvents;
   private readonly unsubscribe: () => void;
   /** Processes of forgotten runs that were killed but have not exited yet. */
   private readonly dying = new Set<ContainerProcess>();
@@ -77,6 +77,8 @@ export class Kubelet {
     },
   ) {
     this.volumes = new VolumeFolders($.dataDir);
+    this.podVolumes = new PodVolumes({ client: $.client, folders: this.volumes });
+    this.events = new KubeletEvents({ client: $.client, clock: $.clock });
     this.timers = new VirtualTimers($.clock);
     this.queue = new WorkQueue((key) => {
       this.reconcile(key);
@@ -147,7 +149,7 @@ export class Kubelet {
           });
         }),
       );
-      this.signal(p, "SIGKILL");
+      signalContainer(p, "SIGKILL");
     }
     await Promise.all(exits);
     this.runs.clear();
@@ -156,17 +158,41 @@ export class Kubelet {
 
   private route(event: StoreEvent): void {
     const { client } = this.$;
-    const { namespace = "", name = "" } = meta(event.object);
+    const { namespace = "", name = "", uid = "" } = meta(event.object);
     if (event.resource === client.resource("pod")) {
+      if (event.type === "DELETED") {
+        this.events.forget(uid);
+        // A pod that never ran has no run to discard, but may have volume folders.
+        if (![...this.runs.values()].some((run) => run.uid === uid)) this.volumes.removePod(uid);
+      }
       this.queue.add(podKey(namespace, name));
     } else if (event.resource === client.resource("pvc")) {
       if (event.type === "DELETED")
         this.volumes.removeClaim(namespace, name, meta(event.object).uid ?? "");
       else {
         this.claimAdded(event.object);
-        // Pods waiting for this claim can start now.
-        for (const pod of client.list("pod", namespace))
-          this.queue.add(podKey(namespace, meta(pod).name ?? ""));
+        this.requeuePods(namespace);
+      }
+    } else if (event.resource === client.resource("secret")) {
+      if (event.type !== "DELETED") this.secretChanged(namespace, name);
+      this.requeuePods(namespace);
+    }
+  }
+
+  /** Pods waiting for a claim or a Secret in this namespace can start now. */
+  private requeuePods(namespace: string): void {
+    for (const pod of this.$.client.list("pod", namespace))
+      this.queue.add(podKey(namespace, meta(pod).name ?? ""));
+  }
+
+  /** Running pods see a Secret's new content in their secret volumes (env stays as started). */
+  private secretChanged(namespace: string, name: string): void {
+    for (const run of this.runs.values()) {
+      if (run.namespace !== namespace || run.terminating) continue;
+      try {
+        this.podVolumes.refreshSecret(namespace, name, run.volumes);
+      } catch {
+        // The pod's folder went with it; nothing to refresh.
       }
     }
   }
@@ -229,16 +255,7 @@ export class Kubelet {
     const now = timestamp(this.$.clock);
     const fault = this.faultOf(pod);
     if (fault?.kind === "Unschedulable") {
-      const unschedulable = {
-        type: "PodScheduled",
-        status: "False",
-        reason: "Unschedulable",
-        message:
-          fault.message ??
-          "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
-        lastProbeTime: null,
-        lastTransitionTime: condition(pod, "PodScheduled")?.lastTransitionTime ?? now,
-      };
+      const unschedulable = unschedulableCondition(pod, fault.message, now);
       this.$.client.mergePatch(
         { kind: "pod", namespace, name },
         { status: { phase: "Pending", conditions: [unschedulable] } },
@@ -249,108 +266,87 @@ export class Kubelet {
     this.$.client.mergePatch({ kind: "pod", namespace, name }, { spec: { nodeName: NODE_NAME } });
     this.$.client.mergePatch(
       { kind: "pod", namespace, name },
-      {
-        status: {
-          phase: "Pending",
-          conditions: [
-            { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now },
-          ],
-        },
-      },
+      { status: { phase: "Pending", conditions: [scheduledCondition(now)] } },
       "status",
     );
   }
 
-  /** Resolves every volume a container mounts to a folder, or undefined while a claim is missing. */
-  private mounts(pod: KubeObject, container: KubeObject): RuntimeMount[] | undefined {
-    const { namespace = "", uid = "" } = meta(pod);
-    const volumes = new Map(list(spec(pod).volumes).map((v) => [str(v.name) ?? "", v]));
-    const result: RuntimeMount[] = [];
-    for (const mount of list(container.volumeMounts)) {
-      const volumeName = str(mount.name) ?? "";
-      const volume = volumes.get(volumeName);
-      if (volume === undefined) continue;
-      let hostPath: string | undefined;
-      const claimName = str(record(volume.persistentVolumeClaim).claimName);
-      if (claimName !== undefined) {
-        const pvc = this.$.client.get("pvc", namespace, claimName);
-        if (pvc === undefined || meta(pvc).deletionTimestamp !== undefined) return undefined;
-        hostPath = this.volumes.claim(namespace, claimName, meta(pvc).uid ?? "");
-      } else if (volume.emptyDir !== undefined) {
-        hostPath = this.volumes.podFolder(uid, "volumes", volumeName);
-      }
-      if (hostPath === undefined) continue;
-      result.push({
-        volume: volumeName,
-        mountPath: str(mount.mountPath) ?? "",
-        hostPath,
-        readOnly: mount.readOnly === true,
-      });
-    }
-    return result;
+  /** Writes a not-yet-started pod's Pending status with each container's waiting reason. */
+  private writeWaiting(
+    pod: KubeObject,
+    waiting: (container: KubeObject, index: number) => Waiting,
+  ): void {
+    const { namespace = "", name = "" } = meta(pod);
+    const now = timestamp(this.$.clock);
+    this.$.client.mergePatch(
+      { kind: "pod", namespace, name },
+      waitingStatus(pod, waiting, now),
+      "status",
+    );
   }
 
+  /**
+   * Starts a scheduled pod, in the kubelet's order: volumes (a failed SetUp is a FailedMount event
+   * and ContainerCreating), images, then each container's config (an unresolvable secretKeyRef is
+   * CreateContainerConfigError). A pod waiting on any of these is looked at again on the events
+   * of its claims and Secrets. Its containers start together: none starts while one cannot.
+   */
   private start(pod: KubeObject): void {
     const { namespace = "", name = "", uid = "" } = meta(pod);
     const fault = this.faultOf(pod);
-    const now = timestamp(this.$.clock);
     const containers = list(spec(pod).containers);
-    if (fault?.kind === "ImagePull") {
-      // The first failed pull reports ErrImagePull; every later look is the back-off.
-      const pulledBefore = list(status(pod).containerStatuses).some(
-        (c) => record(record(c.state).waiting).reason !== undefined,
-      );
-      const waiting = pulledBefore ? "ImagePullBackOff" : "ErrImagePull";
-      this.$.client.mergePatch(
-        { kind: "pod", namespace, name },
-        {
-          status: {
-            phase: "Pending",
-            startTime: str(status(pod).startTime) ?? now,
-            conditions: podConditions(pod, { ready: false, now }),
-            containerStatuses: containers.map((c) => ({
-              name: str(c.name) ?? "",
-              image: str(c.image) ?? "",
-              imageID: "",
-              ready: false,
-              started: false,
-              restartCount: 0,
-              state: {
-                waiting: {
-                  reason: waiting,
-                  message: `Back-off pulling image "${str(c.image) ?? ""}"`,
-                },
-              },
-            })),
-          },
-        },
-        "status",
-      );
-      // ErrImagePull turns into ImagePullBackOff on the next look, as the kubelet's back-off does.
-      if (waiting === "ErrImagePull") this.queue.add(podKey(namespace, name));
+    const setUp = this.podVolumes.setUp(pod);
+    if (setUp.kind === "waitingForClaim") return;
+    if (setUp.kind === "failedMount") {
+      // pkg/volume/util/operationexecutor: `MountVolume.SetUp failed for volume "<v>" : <err>`.
+      this.events.warn(pod, {
+        reason: "FailedMount",
+        message: `MountVolume.SetUp failed for volume "${setUp.volume}" : ${setUp.message}`,
+      });
+      this.writeWaiting(pod, () => ({ reason: "ContainerCreating" }));
       return;
     }
-    const mounts = containers.map((c) => this.mounts(pod, c));
-    if (mounts.some((m) => m === undefined)) return; // a claim is missing: wait for its event
+    if (fault?.kind === "ImagePull") {
+      const reason = imagePullReason(pod);
+      this.writeWaiting(pod, (c) => ({
+        reason,
+        message: `Back-off pulling image "${str(c.image) ?? ""}"`,
+      }));
+      // ErrImagePull turns into ImagePullBackOff on the next look, as the kubelet's back-off does.
+      if (reason === "ErrImagePull") this.queue.add(podKey(namespace, name));
+      return;
+    }
     const ip = this.addresses.allocate();
+    const home = this.volumes.podFolder(uid, "home");
+    const mounts = containers.map((c) => mountsOf(c, setUp.volumes));
+    const envs: ContainerEnv[] = containers.map((container, index) =>
+      containerEnv(pod, container, {
+        base: { ...this.$.baseEnv, HOME: home },
+        podIP: ip,
+        mounts: mounts[index] ?? [],
+        secret: (secretName) => this.$.client.get("secret", namespace, secretName),
+      }),
+    );
+    if (envs.some((e) => e.kind === "configError")) {
+      this.addresses.release(ip);
+      this.configError(pod, envs);
+      return;
+    }
     const run: PodRun = {
       uid,
       namespace,
       name,
       ip,
+      volumes: setUp.volumes,
       processes: [],
       terminating: false,
       cancelKill: undefined,
     };
     this.runs.set(podKey(namespace, name), run);
-    const home = this.volumes.podFolder(uid, "home");
     containers.forEach((container, index) => {
       const containerMounts = mounts[index] ?? [];
-      const env = containerEnv(pod, container, {
-        base: { ...this.$.baseEnv, HOME: home },
-        podIP: ip,
-        mounts: containerMounts,
-      });
+      const built = envs[index];
+      const env = built?.kind === "env" ? built.env : {};
       const image = str(container.image) ?? "";
       const exitFault = fault?.kind === "Exit" ? fault : undefined;
       const command =
@@ -369,44 +365,44 @@ export class Kubelet {
               mounts: containerMounts,
             })
           : { command: [process.execPath, "-e", `process.exit(${String(exitFault.code)})`] };
-      const [file = "", ...args] = command.command;
-      // Its own process group, so a runtime that forks (a shell, a package runner) dies whole.
-      const child = spawn(file, args, {
-        env: { ...env, ...command.env },
-        ...(command.cwd === undefined ? {} : { cwd: command.cwd }),
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      const proc: ContainerProcess = {
-        name: str(container.name) ?? "",
-        image,
-        child,
-        spawned: false,
-        exit: undefined,
-        startedAt: undefined,
-        output: "",
-      };
-      const collect = (chunk: Buffer): void => {
-        proc.output = (proc.output + chunk.toString()).slice(-LOG_LIMIT);
-      };
-      child.stdout.on("data", collect);
-      child.stderr.on("data", collect);
-      child.once("spawn", () => {
-        proc.spawned = true;
-        proc.startedAt = timestamp(this.$.clock);
-        this.processChanged(run);
-      });
-      child.once("error", (error) => {
-        proc.output += `\n${error.message}`;
-        proc.exit ??= { code: 128, signal: null };
-        this.processChanged(run);
-      });
-      child.once("exit", (code, signal) => {
-        proc.exit = { code, signal };
-        this.dying.delete(proc);
-        this.processChanged(run);
-      });
+      const proc = spawnContainer(
+        { name: str(container.name) ?? "", image },
+        { ...command, baseEnv: env },
+        {
+          started: (started) => {
+            started.startedAt = timestamp(this.$.clock);
+            this.processChanged(run);
+          },
+          ended: (ended) => {
+            this.dying.delete(ended);
+            this.processChanged(run);
+          },
+        },
+      );
       run.processes.push(proc);
+    });
+  }
+
+  /**
+   * A container whose config cannot be made: the runtime manager's `startContainer` records a
+   * `Failed` event `Error: <err>` and reports CreateContainerConfigError with the error as message
+   * (pkg/kubelet/kuberuntime). The pod's other containers wait as ContainerCreating here.
+   */
+  private configError(pod: KubeObject, envs: ContainerEnv[]): void {
+    const containers = list(spec(pod).containers);
+    envs.forEach((env, index) => {
+      if (env.kind !== "configError") return;
+      this.events.warn(pod, {
+        reason: "Failed",
+        message: `Error: ${env.message}`,
+        fieldPath: `spec.containers{${str(containers[index]?.name) ?? ""}}`,
+      });
+    });
+    this.writeWaiting(pod, (_container, index) => {
+      const env = envs[index];
+      return env?.kind === "configError"
+        ? { reason: "CreateContainerConfigError", message: env.message }
+        : { reason: "ContainerCreating" };
     });
   }
 
@@ -431,55 +427,17 @@ export class Kubelet {
 
   private writeRunStatus(pod: KubeObject, run: PodRun): void {
     if (run.processes.some((p) => !p.spawned && p.exit === undefined)) return;
-    const now = timestamp(this.$.clock);
     const fault = this.faultOf(pod);
-    const exited = run.processes.filter((p) => p.exit !== undefined);
-    const failed = exited.some((p) => p.exit?.code !== 0);
-    const allExited = exited.length === run.processes.length;
-    // restartPolicy is not modelled: a container that exits stays exited, and the pod is
-    // Failed as soon as one fails (Succeeded once all exited 0).
-    const phase = failed ? "Failed" : allExited ? "Succeeded" : "Running";
-    if (failed) for (const p of run.processes) if (p.exit === undefined) this.signal(p, "SIGKILL");
-    const ready = phase === "Running" && fault?.kind !== "NotReady";
-    const withIp = fault?.kind !== "NoPodIP";
-    const containerStatuses = run.processes.map((p) => {
-      const state =
-        p.exit === undefined
-          ? { running: { startedAt: p.startedAt ?? now } }
-          : {
-              terminated: {
-                exitCode: p.exit.code ?? 137,
-                ...(p.exit.signal === null ? {} : { signal: p.exit.signal }),
-                reason: p.exit.code === 0 ? "Completed" : "Error",
-                startedAt: p.startedAt ?? now,
-                finishedAt: now,
-                containerID: `kube-sim://${String(p.child.pid ?? 0)}`,
-              },
-            };
-      return {
-        name: p.name,
-        image: p.image,
-        imageID: `kube-sim://${p.image}`,
-        containerID: `kube-sim://${String(p.child.pid ?? 0)}`,
-        ready: ready && p.exit === undefined,
-        started: p.exit === undefined,
-        restartCount: 0,
-        state,
-      };
-    });
+    // A failed container takes the pod down: what is left of it is killed.
+    if (runPhase(run.processes) === "Failed")
+      for (const p of run.processes) if (p.exit === undefined) signalContainer(p, "SIGKILL");
     this.$.client.mergePatch(
       { kind: "pod", namespace: run.namespace, name: run.name },
-      {
-        status: {
-          phase,
-          hostIP: HOST_IP,
-          hostIPs: [{ ip: HOST_IP }],
-          ...(withIp ? { podIP: run.ip, podIPs: [{ ip: run.ip }] } : { podIP: null, podIPs: null }),
-          startTime: str(status(pod).startTime) ?? now,
-          conditions: podConditions(pod, { ready, now }),
-          containerStatuses,
-        },
-      },
+      runStatus(pod, run, {
+        now: timestamp(this.$.clock),
+        notReady: fault?.kind === "NotReady",
+        noPodIP: fault?.kind === "NoPodIP",
+      }),
       "status",
     );
   }
@@ -498,10 +456,10 @@ export class Kubelet {
     }
     if (run.terminating) return;
     run.terminating = true;
-    for (const p of live) this.signal(p, "SIGTERM");
+    for (const p of live) signalContainer(p, "SIGTERM");
     const deadline = Date.parse(meta(pod).deletionTimestamp ?? "");
     run.cancelKill = this.timers.at(Number.isNaN(deadline) ? 0 : deadline, () => {
-      for (const p of run.processes) if (p.exit === undefined) this.signal(p, "SIGKILL");
+      for (const p of run.processes) if (p.exit === undefined) signalContainer(p, "SIGKILL");
     });
   }
 
@@ -511,26 +469,11 @@ export class Kubelet {
     for (const p of run.processes) {
       if (p.exit !== undefined) continue;
       this.dying.add(p);
-      this.signal(p, "SIGKILL");
+      signalContainer(p, "SIGKILL");
     }
     this.addresses.release(run.ip);
     this.volumes.removePod(run.uid);
     if (this.runs.get(podKey(run.namespace, run.name)) === run)
       this.runs.delete(podKey(run.namespace, run.name));
-  }
-
-  private signal(p: ContainerProcess, signal: NodeJS.Signals): void {
-    const pid = p.child.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // The group is already gone; signal the process itself in case it left its group.
-      try {
-        p.child.kill(signal);
-      } catch {
-        // Already exited.
-      }
-    }
   }
 }

@@ -26,3 +26,25 @@ export function podConditions(
     keep("PodScheduled", "True"),
   ];
 }
+
+/** The scheduler's PodScheduled True for a pod it bound. */
+export function scheduledCondition(now: string): KubeObject {
+  return { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now };
+}
+
+/** PodScheduled False `Unschedulable`, keeping its transition time while it holds. */
+export function unschedulableCondition(
+  pod: KubeObject,
+  message: string | undefined,
+  now: string,
+): KubeObject {
+  return {
+    type: "PodScheduled",
+    status: "False",
+    reason: "Unschedulable",
+    message:
+      message ?? "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
+    lastProbeTime: null,
+    lastTransitionTime: condition(pod, "PodScheduled")?.lastTransitionTime ?? now,
+  };
+}

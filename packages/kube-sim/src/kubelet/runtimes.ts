@@ -10,8 +10,9 @@ export interface RuntimeMount {
   volume: string;
   /** Where the container declared it (`volumeMounts[].mountPath`). */
   mountPath: string;
-  /** The folder on this machine that holds the volume's files. */
+  /** The folder on this machine that holds the volume's files (a secret volume: one per key). */
   hostPath: string;
+  /** The mount's `readOnly`; always true for a secret volume, as the kubelet mounts those. */
   readOnly: boolean;
 }
 
@@ -25,7 +26,7 @@ export interface RuntimeContext {
   podIP: string;
   /**
    * The container's environment as the kubelet built it: PATH, HOME (a folder of the pod's own),
-   * the declared `env` with downward-API `fieldRef`s resolved, POD_IP, and one
+   * the declared `env` with downward-API `fieldRef`s and `secretKeyRef`s resolved, POD_IP, and one
    * `KUBE_SIM_VOLUME_<NAME>` per mount (the volume name upper-cased, non-alphanumerics as `_`).
    */
   env: Record<string, string>;
