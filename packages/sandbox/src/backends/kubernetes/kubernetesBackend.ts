@@ -132,6 +132,12 @@ export class KubernetesBackend implements Backend {
       }
       if (allocation.outcome === "adopted")
         await this.#takeOver(op, allocation.sandbox, metadata.epoch);
+      // After the Sandbox (it owns the Secret); its pod waits for it as a kubelet does.
+      await ensureTokenSecret(this.#client, op, {
+        sandbox: allocation.sandbox,
+        installationId,
+        token: this.#token(metadata.allocationId),
+      });
       return { instanceId: allocation.names.sandbox, confinement: POD_CONFINEMENT };
     });
   }
