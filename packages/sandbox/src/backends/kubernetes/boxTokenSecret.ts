@@ -6,7 +6,7 @@
  * list pods reads, is never the token.
  */
 import { createHmac } from "node:crypto";
-import type { V1Secret } from "@kubernetes/client-node";
+import { V1ObjectMeta, V1OwnerReference, V1Secret } from "@kubernetes/client-node";
 import { LABELS } from "./berthKeys.ts";
 import type { KubeClient } from "./kubeClient.ts";
 import { KubeError } from "./kubeErrors.ts";
@@ -54,26 +54,23 @@ export async function ensureTokenSecret(
   if (uid === undefined)
     throw new Error(`Sandbox ${sandbox.metadata.name} has no uid to own its Secret`);
   const encoded = Buffer.from(input.token, "utf8").toString("base64");
-  const body: V1Secret = {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: {
-      name,
-      labels: { [LABELS.installation]: input.installationId },
-      ownerReferences: [
-        {
-          apiVersion: apiVersionOf(SANDBOX),
-          kind: SANDBOX.kind,
-          name: sandbox.metadata.name,
-          uid,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
-    },
-    type: "Opaque",
-    data: { [TOKEN_KEY]: encoded },
-  };
+  const owner = new V1OwnerReference();
+  owner.apiVersion = apiVersionOf(SANDBOX);
+  owner.kind = SANDBOX.kind;
+  owner.name = sandbox.metadata.name;
+  owner.uid = uid;
+  owner.controller = true;
+  owner.blockOwnerDeletion = true;
+  const meta = new V1ObjectMeta();
+  meta.name = name;
+  meta.labels = { [LABELS.installation]: input.installationId };
+  meta.ownerReferences = [owner];
+  const body = new V1Secret();
+  body.apiVersion = "v1";
+  body.kind = "Secret";
+  body.metadata = meta;
+  body.type = "Opaque";
+  body.data = { [TOKEN_KEY]: encoded };
   try {
     await client.createSecret(op, body);
     return;

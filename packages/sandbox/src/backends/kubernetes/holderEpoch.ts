@@ -58,18 +58,39 @@ export function readHolderEpoch(sandbox: KubeObject): HolderEpochReading {
 /** A newer holder (or an unreadable epoch) stands in the way: nothing was written. */
 export class HolderEpochRefusedError extends Error {
   override readonly name = "HolderEpochRefusedError";
-  constructor(
-    readonly operation: string,
-    readonly sandboxName: string,
-    readonly epoch: number,
-    readonly stored: number | "unreadable",
-  ) {
+  readonly operation: string;
+  readonly sandboxName: string;
+  readonly epoch: number;
+  readonly stored: number | "unreadable";
+
+  constructor(refusal: {
+    readonly operation: string;
+    readonly sandboxName: string;
+    readonly epoch: number;
+    readonly stored: number | "unreadable";
+  }) {
+    const { operation, sandboxName, epoch, stored } = refusal;
     super(
       stored === "unreadable"
         ? `${operation} ${sandboxName} refused: its holder epoch annotation is unreadable`
         : `${operation} ${sandboxName} refused at epoch ${String(epoch)}: epoch ${String(stored)} holds it`,
     );
+    this.operation = operation;
+    this.sandboxName = sandboxName;
+    this.epoch = epoch;
+    this.stored = stored;
   }
+}
+
+/** Refuses a write at `epoch` over a stored epoch above it (or one that cannot be read). */
+export function refuseUnlessAllowed(write: {
+  readonly operation: string;
+  readonly sandboxName: string;
+  readonly epoch: number;
+  readonly stored: number | "unreadable";
+}): void {
+  if (write.stored === "unreadable" || write.stored > write.epoch)
+    throw new HolderEpochRefusedError(write);
 }
 
 /** The Sandbox under the name is not the one read: deleted and made again. Never retried. */
@@ -153,24 +174,13 @@ export function buildHolderEpochPatch(patch: HolderEpochPatch): JsonPatchOperati
   return [...tests, ...changes];
 }
 
-/** Refuses a write at `epoch` that the reading does not allow. */
-function refuseUnlessAllowed(
-  operation: string,
-  name: string,
-  reading: HolderEpochReading,
-  epoch: number,
-): void {
-  if (reading.epoch === "unreadable" || reading.epoch > epoch)
-    throw new HolderEpochRefusedError(operation, name, epoch, reading.epoch);
-}
-
 /** The re-read after a refused write: gone, replaced, or the new reading. */
 async function reread(
   client: KubeClient,
   op: Operation,
-  name: string,
-  expectedUid: string | undefined,
+  target: { readonly name: string; readonly expectedUid: string | undefined },
 ): Promise<{ sandbox: KubeObject; reading: HolderEpochReading }> {
+  const { name, expectedUid } = target;
   const sandbox = await client.get(op, { kind: SANDBOX, name });
   const reading = readHolderEpoch(sandbox);
   if (expectedUid !== undefined && reading.sandboxUid !== expectedUid)
@@ -212,7 +222,12 @@ export async function fencedWrite(
   let reading = readHolderEpoch(write.sandbox);
   const expectedUid = reading.sandboxUid;
   for (let attempt = 1; ; attempt++) {
-    refuseUnlessAllowed(write.operation, name, reading, write.epoch);
+    refuseUnlessAllowed({
+      operation: write.operation,
+      sandboxName: name,
+      epoch: write.epoch,
+      stored: reading.epoch,
+    });
     const operations = buildHolderEpochPatch({
       reading,
       epoch: write.epoch,
@@ -226,7 +241,7 @@ export async function fencedWrite(
     } catch (error) {
       if (!(error instanceof KubeError && error.kind === "patch_not_applied")) throw error;
       if (attempt >= HOLDER_EPOCH_WRITE_ATTEMPTS) throw error;
-      const again = await reread(client, op, name, expectedUid);
+      const again = await reread(client, op, { name, expectedUid });
       if (!moved(reading, again.reading)) throw error;
       reading = again.reading;
     }
@@ -250,7 +265,7 @@ export async function fencedDelete(
   for (let attempt = 1; ; attempt++) {
     let reading: HolderEpochReading;
     try {
-      reading = (await reread(client, op, name, expectedUid)).reading;
+      reading = (await reread(client, op, { name, expectedUid })).reading;
     } catch (error) {
       if (error instanceof KubeError && error.kind === "gone") return "already_gone";
       // The Sandbox this call was fencing is gone; a same-name successor is not ours to delete.
@@ -258,7 +273,12 @@ export async function fencedDelete(
       throw error;
     }
     expectedUid ??= reading.sandboxUid;
-    refuseUnlessAllowed("delete", name, reading, target.epoch);
+    refuseUnlessAllowed({
+      operation: "delete",
+      sandboxName: name,
+      epoch: target.epoch,
+      stored: reading.epoch,
+    });
     if (reading.resourceVersion === undefined)
       throw new UnfenceableWriteError(
         "a fenced DELETE needs the resourceVersion it was checked on",

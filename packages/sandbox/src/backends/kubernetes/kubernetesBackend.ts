@@ -23,12 +23,7 @@ import { allocateSandbox, readAllocation } from "./allocation.ts";
 import { boxPodTemplate, WORKSPACE_VOLUME, workspaceClaimTemplate } from "./boxPodTemplate.ts";
 import { boxToken, ensureTokenSecret } from "./boxTokenSecret.ts";
 import { LABELS } from "./berthKeys.ts";
-import {
-  fencedDelete,
-  fencedWrite,
-  HolderEpochRefusedError,
-  readHolderEpoch,
-} from "./holderEpoch.ts";
+import { fencedDelete, fencedWrite, refuseUnlessAllowed, readHolderEpoch } from "./holderEpoch.ts";
 import type { KubeClient } from "./kubeClient.ts";
 import { toBackendError } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
@@ -149,9 +144,8 @@ export class KubernetesBackend implements Backend {
    */
   async #takeOver(op: Operation, sandbox: KubeObject, epoch: number): Promise<void> {
     const stored = readHolderEpoch(sandbox).epoch;
-    if (stored === "unreadable" || stored > epoch)
-      throw new HolderEpochRefusedError("create", sandbox.metadata.name, epoch, stored);
-    if (stored < epoch)
+    refuseUnlessAllowed({ operation: "create", sandboxName: sandbox.metadata.name, epoch, stored });
+    if (stored !== "unreadable" && stored < epoch)
       await fencedWrite(this.#client, op, { operation: "create", sandbox, epoch, now: this.#now });
   }
 

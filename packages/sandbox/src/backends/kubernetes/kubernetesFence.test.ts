@@ -1,66 +1,33 @@
 // The holder-epoch fence on the Kubernetes adapter (issue 35, spec §5), and the disk rule (§8):
 // kube-sim over real HTTP, each test asserting on the requests the request log recorded.
-import { randomBytes, randomUUID } from "node:crypto";
-import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
-import { startKubeSim, type KubeSim, type LoggedRequest } from "@berth/kube-sim";
+import {
+  V1ObjectMeta,
+  V1PersistentVolumeClaim,
+  V1PersistentVolumeClaimSpec,
+  V1VolumeResourceRequirements,
+} from "@kubernetes/client-node";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BackendError, type BoxMetadata } from "../../spawner/backend.ts";
+import type { LoggedRequest } from "@berth/kube-sim";
+import { BackendError } from "../../spawner/backend.ts";
 import { HOLDER_EPOCH_ANNOTATION } from "./holderEpoch.ts";
-import { KubeClient } from "./kubeClient.ts";
-import { KubernetesBackend } from "./kubernetesBackend.ts";
 import { SANDBOX } from "./kubeObjects.ts";
 import { sandboxNameFor } from "./sandboxNames.ts";
-import { BOXD_TEST_IMAGE, boxdRuntimes } from "./tests/boxdRuntime.ts";
 import { until } from "./tests/simClient.ts";
+import { kubeBoxWorld, SANDBOXES, type KubeBoxWorld } from "./tests/kubeBoxWorld.ts";
 
-let sim: KubeSim;
-let custom: CustomObjectsApi;
-let core: CoreV1Api;
-const installationId = randomUUID();
-const secret = randomBytes(24).toString("hex");
-const profile = { template: "fence", image: BOXD_TEST_IMAGE, resources: {} };
-const at = {
-  group: "agents.x-k8s.io",
-  version: "v1beta1",
-  namespace: "default",
-  plural: "sandboxes",
-};
+let w: KubeBoxWorld;
 
 beforeAll(async () => {
-  sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(sim.kubeConfig());
-  custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  core = kubeConfig.makeApiClient(CoreV1Api);
+  w = await kubeBoxWorld();
 });
 afterAll(async () => {
-  await sim.close();
+  await w[Symbol.asyncDispose]();
 });
-
-/** An adapter object: a holder (spawner, drainer) of this installation. */
-function holder(): KubernetesBackend {
-  return new KubernetesBackend({
-    client: new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }),
-    installationId: () => Promise.resolve(installationId),
-    secret,
-    pollIntervalMs: 20,
-    operationTimeoutMs: 20_000,
-  });
-}
-
-function metadata(epoch: number): BoxMetadata {
-  return {
-    workspaceId: randomUUID(),
-    leaseId: randomUUID(),
-    sandboxGroupId: randomUUID(),
-    epoch,
-    allocationId: randomUUID(),
-  };
-}
 
 /** The writes (PATCH, DELETE) to one Sandbox since `seq`, in order. */
 function writesTo(name: string, afterSeq: number): LoggedRequest[] {
-  return sim.requests
+  return w.sim.requests
     .filter({ resource: "sandboxes" })
     .filter(
       (r) => r.name === name && r.seq > afterSeq && (r.method === "PATCH" || r.method === "DELETE"),
@@ -68,11 +35,11 @@ function writesTo(name: string, afterSeq: number): LoggedRequest[] {
 }
 
 function lastSeq(): number {
-  return sim.requests.filter({}).at(-1)?.seq ?? 0;
+  return w.sim.requests.filter({}).at(-1)?.seq ?? 0;
 }
 
 async function storedEpoch(name: string): Promise<string | undefined> {
-  const sandbox = (await custom.getNamespacedCustomObject({ ...at, name })) as {
+  const sandbox = (await w.custom.getNamespacedCustomObject({ ...SANDBOXES, name })) as {
     metadata: { annotations?: Record<string, string> };
   };
   return sandbox.metadata.annotations?.[HOLDER_EPOCH_ANNOTATION];
@@ -89,14 +56,14 @@ async function refusal(promise: Promise<unknown>): Promise<BackendError> {
 
 describe("the holder-epoch fence", () => {
   it("A creates at 4, B adopts at 5 with one stamp; A's suspend and delete are refused unsent, B's work", async () => {
-    const a = holder();
-    const b = holder();
-    const meta = metadata(4);
-    const { instanceId } = await a.create({ metadata: meta, profile });
+    const a = w.adapter();
+    const b = w.adapter();
+    const meta = w.metadata(4);
+    const { instanceId } = await a.create({ metadata: meta, profile: w.profile });
     expect(await storedEpoch(instanceId)).toBe("4");
 
     const before = lastSeq();
-    await b.create({ metadata: { ...meta, epoch: 5 }, profile });
+    await b.create({ metadata: { ...meta, epoch: 5 }, profile: w.profile });
     const stamp = writesTo(instanceId, before);
     expect(stamp.map((r) => [r.method, r.contentType])).toEqual([
       ["PATCH", "application/json-patch+json"],
@@ -115,7 +82,7 @@ describe("the holder-epoch fence", () => {
     const terminate = await refusal(a.terminate(instanceId, { epoch: 4 }));
     expect(terminate.message).toMatch(/refused at epoch 4: epoch 5 holds it/);
     // A stale re-create of the allocation is refused the same way, before anything is woken.
-    await refusal(a.create({ metadata: meta, profile }));
+    await refusal(a.create({ metadata: meta, profile: w.profile }));
     expect(writesTo(instanceId, refusedAt)).toEqual([]);
 
     // B's fenced suspend: one JSON Patch, every test before any change.
@@ -158,12 +125,12 @@ describe("the holder-epoch fence", () => {
   });
 
   it("a 422 on an unmoved object is not retried: GET, PATCH(422), GET, then the error", async () => {
-    const box = holder();
-    const { instanceId } = await box.create({ metadata: metadata(2), profile });
+    const box = w.adapter();
+    const { instanceId } = await box.create({ metadata: w.metadata(2), profile: w.profile });
     // Served and settled: nothing (the controller's status writes) moves the object meanwhile.
     await box.ready(instanceId, { timeoutMs: 20_000 });
-    await sim.settled();
-    const failing = sim.faults.inject({
+    await w.sim.settled();
+    const failing = w.sim.faults.inject({
       verb: "patch",
       resource: "sandboxes",
       name: instanceId,
@@ -173,7 +140,7 @@ describe("the holder-epoch fence", () => {
     const before = lastSeq();
     const error = await refusal(box.suspend(instanceId, { epoch: 3 }));
     expect(error.code).toBe("unavailable");
-    const trace = sim.requests
+    const trace = w.sim.requests
       .filter({ resource: "sandboxes" })
       .filter((r) => r.name === instanceId && r.seq > before)
       .map((r) => `${r.method} ${String(r.status)}`);
@@ -184,10 +151,10 @@ describe("the holder-epoch fence", () => {
   });
 
   it("a write whose object moved under it reads again and applies: GET, PATCH(422), GET, PATCH", async () => {
-    const box = holder();
-    const { instanceId } = await box.create({ metadata: metadata(2), profile });
+    const box = w.adapter();
+    const { instanceId } = await box.create({ metadata: w.metadata(2), profile: w.profile });
     // The PATCH is held while another writer stamps epoch 3; released, its test of "2" fails.
-    const held = sim.faults.inject({
+    const held = w.sim.faults.inject({
       verb: "patch",
       resource: "sandboxes",
       name: instanceId,
@@ -198,7 +165,7 @@ describe("the holder-epoch fence", () => {
     const suspending = box.suspend(instanceId, { epoch: 4 });
     await until(() => held.matched === 1, 10_000);
     const rawFrom = lastSeq();
-    const other = new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } });
+    const other = w.client();
     await other.patch(
       other.operation({ label: "another writer", timeoutMs: 10_000 }),
       { kind: SANDBOX, name: instanceId },
@@ -213,7 +180,7 @@ describe("the holder-epoch fence", () => {
     held.remove();
     held.release();
     await suspending;
-    const trace = sim.requests
+    const trace = w.sim.requests
       .filter({ resource: "sandboxes" })
       .filter((r) => r.name === instanceId && r.seq > before && (r.seq <= rawFrom || r.seq > rawTo))
       .map((r) => `${r.method} ${String(r.status)}`);
@@ -223,13 +190,16 @@ describe("the holder-epoch fence", () => {
   });
 
   it("a same-name replacement is reported gone, never retried", async () => {
-    const box = holder();
-    const { instanceId } = await box.create({ metadata: metadata(1), profile });
-    const standing = (await custom.getNamespacedCustomObject({ ...at, name: instanceId })) as {
+    const box = w.adapter();
+    const { instanceId } = await box.create({ metadata: w.metadata(1), profile: w.profile });
+    const standing = (await w.custom.getNamespacedCustomObject({
+      ...SANDBOXES,
+      name: instanceId,
+    })) as {
       metadata: Record<string, unknown>;
       spec: unknown;
     };
-    const held = sim.faults.inject({
+    const held = w.sim.faults.inject({
       verb: "patch",
       resource: "sandboxes",
       name: instanceId,
@@ -239,10 +209,10 @@ describe("the holder-epoch fence", () => {
     const suspending = box.suspend(instanceId, { epoch: 2 });
     await until(() => held.matched === 1, 10_000);
     // Deleted and made again under the same name: another object, another uid.
-    await custom.deleteNamespacedCustomObject({ ...at, name: instanceId });
+    await w.custom.deleteNamespacedCustomObject({ ...SANDBOXES, name: instanceId });
     const { labels, annotations } = standing.metadata as { labels: unknown; annotations: unknown };
-    await custom.createNamespacedCustomObject({
-      ...at,
+    await w.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
       body: {
         apiVersion: "agents.x-k8s.io/v1beta1",
         kind: "Sandbox",
@@ -258,33 +228,35 @@ describe("the holder-epoch fence", () => {
     expect(error.message).toMatch(/was replaced/);
     // One re-read, no second PATCH.
     expect(writesTo(instanceId, before)).toEqual([]);
-    await custom.deleteNamespacedCustomObject({ ...at, name: instanceId });
+    await w.custom.deleteNamespacedCustomObject({ ...SANDBOXES, name: instanceId });
   });
 });
 
 describe("the workspace disk", () => {
   it("a stranger's PVC under the expected name is refused, never served, and survives the box", async () => {
-    const box = holder();
-    const meta = metadata(1);
+    const box = w.adapter();
+    const meta = w.metadata(1);
     // Someone else's claim, made first under the name the box's disk will have.
     const name = sandboxNameFor({
       sandboxGroupId: meta.sandboxGroupId ?? "",
       allocationId: meta.allocationId,
     });
-    await core.createNamespacedPersistentVolumeClaim({
-      namespace: "default",
-      body: {
-        metadata: { name: `workspace-${name}` },
-        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
-      },
+    const stranger = new V1PersistentVolumeClaim();
+    stranger.metadata = Object.assign(new V1ObjectMeta(), { name: `workspace-${name}` });
+    stranger.spec = Object.assign(new V1PersistentVolumeClaimSpec(), {
+      accessModes: ["ReadWriteOnce"],
+      resources: Object.assign(new V1VolumeResourceRequirements(), {
+        requests: { storage: "1Gi" },
+      }),
     });
-    const { instanceId } = await box.create({ metadata: meta, profile });
+    await w.core.createNamespacedPersistentVolumeClaim({ namespace: "default", body: stranger });
+    const { instanceId } = await box.create({ metadata: meta, profile: w.profile });
     const error = await refusal(box.ready(instanceId, { timeoutMs: 20_000 }));
     expect(error.code).toBe("invalid");
     expect(error.message).toMatch(/disk workspace-.* is not its own/);
     await box.terminate(instanceId, { epoch: 1 });
-    await sim.settled();
-    const claim = await core.readNamespacedPersistentVolumeClaim({
+    await w.sim.settled();
+    const claim = await w.core.readNamespacedPersistentVolumeClaim({
       name: `workspace-${name}`,
       namespace: "default",
     });

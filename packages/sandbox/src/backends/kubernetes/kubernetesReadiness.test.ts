@@ -2,43 +2,29 @@
 // backend. A box still starting (a pod stuck Pending, a suspended Sandbox) is not a failure
 // until the deadline passes; API failures meanwhile are retried inside it, never past it.
 // kube-sim over real HTTP, its controller making the pods and its kubelet running boxd.
-import { randomBytes, randomUUID } from "node:crypto";
-import { startKubeSim, type KubeSim } from "@berth/kube-sim";
+import { randomBytes } from "node:crypto";
+import type { KubeSim } from "@berth/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BackendError, type BoxMetadata } from "../../spawner/backend.ts";
-import { KubeClient } from "./kubeClient.ts";
-import { KubernetesBackend } from "./kubernetesBackend.ts";
+import { BackendError } from "../../spawner/backend.ts";
+import type { ExecutionProfile } from "../../spawner/executionProfile.ts";
+import type { KubernetesBackend } from "./kubernetesBackend.ts";
 import { SANDBOX } from "./kubeObjects.ts";
-import { BOXD_TEST_IMAGE, boxdRuntimes } from "./tests/boxdRuntime.ts";
+import { kubeBoxWorld, type KubeBoxWorld } from "./tests/kubeBoxWorld.ts";
 import { until } from "./tests/simClient.ts";
 
+let w: KubeBoxWorld;
 let sim: KubeSim;
 let backend: KubernetesBackend;
-const installationId = randomUUID();
-const profile = { template: "readiness", image: BOXD_TEST_IMAGE, resources: {} };
+let profile: ExecutionProfile;
 
 beforeAll(async () => {
-  sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
-  backend = new KubernetesBackend({
-    client: new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }),
-    installationId: () => Promise.resolve(installationId),
-    secret: randomBytes(24).toString("hex"),
-    pollIntervalMs: 20,
-  });
+  w = await kubeBoxWorld();
+  ({ sim, profile } = w);
+  backend = w.adapter();
 });
 afterAll(async () => {
-  await sim.close();
+  await w[Symbol.asyncDispose]();
 });
-
-function metadata(): BoxMetadata {
-  return {
-    workspaceId: randomUUID(),
-    leaseId: randomUUID(),
-    sandboxGroupId: randomUUID(),
-    epoch: 1,
-    allocationId: randomUUID(),
-  };
-}
 
 /** The rejection of what `start` starts, and how long (ms, monotonic) it took to reject. */
 async function timedRejection(start: () => Promise<unknown>): Promise<[unknown, number]> {
@@ -57,7 +43,7 @@ describe("Kubernetes readiness", () => {
     const image = `never-pulled-${randomBytes(4).toString("hex")}`;
     sim.kubelet?.faults.set({ image }, { kind: "ImagePull" });
     const { instanceId } = await backend.create({
-      metadata: metadata(),
+      metadata: w.metadata(),
       profile: { ...profile, image },
     });
     const [error, tookMs] = await timedRejection(() =>
@@ -82,7 +68,7 @@ describe("Kubernetes readiness", () => {
       { kind: "Unschedulable", message: "0/3 nodes are available" },
     );
     const { instanceId } = await backend.create({
-      metadata: metadata(),
+      metadata: w.metadata(),
       profile: { ...profile, image },
     });
     const [error, tookMs] = await timedRejection(() =>
@@ -100,7 +86,7 @@ describe("Kubernetes readiness", () => {
     const image = `never-ready-${randomBytes(4).toString("hex")}`;
     sim.kubelet?.faults.set({ image }, { kind: "NotReady" });
     const { instanceId } = await backend.create({
-      metadata: metadata(),
+      metadata: w.metadata(),
       profile: { ...profile, image },
     });
     // Settled first: the controller has seen the pod, so Ready False is what the box says.
@@ -114,7 +100,7 @@ describe("Kubernetes readiness", () => {
   });
 
   it("a box that starts serving inside the deadline is ready: the wait outlasts a suspended Sandbox", async () => {
-    const { instanceId } = await backend.create({ metadata: metadata(), profile });
+    const { instanceId } = await backend.create({ metadata: w.metadata(), profile });
     await backend.ready(instanceId, { timeoutMs: 30_000 });
     await backend.suspend(instanceId);
     const readsBefore = sandboxReads(instanceId);
@@ -122,18 +108,20 @@ describe("Kubernetes readiness", () => {
     // Seen suspended, and still waiting, more than once...
     await until(() => sandboxReads(instanceId) >= readsBefore + 3, 30_000);
     // ...until someone resumes it behind this wait's back.
-    await new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }).patch(
-      startedOperation(),
-      { kind: SANDBOX, name: instanceId },
-      { type: "merge", body: { spec: { operatingMode: "Running" } } },
-    );
+    await w
+      .client()
+      .patch(
+        startedOperation(),
+        { kind: SANDBOX, name: instanceId },
+        { type: "merge", body: { spec: { operatingMode: "Running" } } },
+      );
     const client = await waiting;
     expect((await client.exec({ argv: ["true"] })).exitCode).toBe(0);
     await backend.terminate(instanceId);
   });
 
   it("API failures are retried inside the one deadline, and end the wait at it", async () => {
-    const { instanceId } = await backend.create({ metadata: metadata(), profile });
+    const { instanceId } = await backend.create({ metadata: w.metadata(), profile });
     const failing = sim.faults.inject({
       verb: "get",
       resource: "sandboxes",
@@ -162,7 +150,7 @@ function sandboxReads(name: string): number {
 }
 
 function startedOperation() {
-  return new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }).operation({
+  return w.client().operation({
     label: "resume behind the wait",
     timeoutMs: 10_000,
   });

@@ -1,63 +1,32 @@
 // The box's token is a secret, not an identifier (issue 35): derived from Berth's secret and the
 // allocation, kept in a Secret the Sandbox owns (made after it, collected with it), read by boxd
 // from a mounted file. Neither the pod spec nor the pod uid opens the box. kube-sim over HTTP.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createBoxClient, BoxError } from "@berth/box-protocol";
-import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
-import { startKubeSim, type KubeSim } from "@berth/kube-sim";
+import type { KubeSim } from "@berth/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BoxMetadata } from "../../spawner/backend.ts";
 import { boxToken, tokenSecretName } from "./boxTokenSecret.ts";
-import { KubeClient } from "./kubeClient.ts";
-import { KubernetesBackend } from "./kubernetesBackend.ts";
-import { BOXD_TEST_IMAGE, boxdRuntimes } from "./tests/boxdRuntime.ts";
+import type { KubernetesBackend } from "./kubernetesBackend.ts";
+import { kubeBoxWorld, SANDBOXES, type KubeBoxWorld } from "./tests/kubeBoxWorld.ts";
 
+let w: KubeBoxWorld;
 let sim: KubeSim;
-let core: CoreV1Api;
-let custom: CustomObjectsApi;
 let backend: KubernetesBackend;
-const secret = randomBytes(24).toString("hex");
-const profile = { template: "token", image: BOXD_TEST_IMAGE, resources: {} };
-const at = {
-  group: "agents.x-k8s.io",
-  version: "v1beta1",
-  namespace: "default",
-  plural: "sandboxes",
-};
 
 beforeAll(async () => {
-  sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(sim.kubeConfig());
-  core = kubeConfig.makeApiClient(CoreV1Api);
-  custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const installationId = randomUUID();
-  backend = new KubernetesBackend({
-    client: new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }),
-    installationId: () => Promise.resolve(installationId),
-    secret,
-    pollIntervalMs: 20,
-  });
+  w = await kubeBoxWorld();
+  sim = w.sim;
+  backend = w.adapter();
 });
 afterAll(async () => {
-  await sim.close();
+  await w[Symbol.asyncDispose]();
 });
-
-function metadata(): BoxMetadata {
-  return {
-    workspaceId: randomUUID(),
-    leaseId: randomUUID(),
-    sandboxGroupId: randomUUID(),
-    epoch: 1,
-    allocationId: randomUUID(),
-  };
-}
 
 describe("the box token", () => {
   it("is made with the Sandbox in two requests — the Sandbox, then its Secret — and never in the pod spec", async () => {
     const before = sim.requests.filter({}).at(-1)?.seq ?? 0;
-    const meta = metadata();
-    const { instanceId } = await backend.create({ metadata: meta, profile });
+    const meta = w.metadata();
+    const { instanceId } = await backend.create({ metadata: meta, profile: w.profile });
     const made = sim.requests
       .filter({})
       .filter((r) => r.seq > before && r.resource !== undefined)
@@ -66,10 +35,13 @@ describe("the box token", () => {
       ["POST", "sandboxes", 201],
       ["POST", "secrets", 201],
     ]);
-    const token = boxToken(secret, meta.allocationId);
-    const sandbox = await custom.getNamespacedCustomObject({ ...at, name: instanceId });
+    const token = boxToken(w.secret, meta.allocationId);
+    const sandbox: unknown = await w.custom.getNamespacedCustomObject({
+      ...SANDBOXES,
+      name: instanceId,
+    });
     expect(JSON.stringify(sandbox)).not.toContain(token);
-    const stored = await core.readNamespacedSecret({
+    const stored = await w.core.readNamespacedSecret({
       name: tokenSecretName(instanceId),
       namespace: "default",
     });
@@ -84,15 +56,15 @@ describe("the box token", () => {
     await backend.terminate(instanceId, { epoch: 1 });
     await sim.settled();
     await expect(
-      core.readNamespacedSecret({ name: tokenSecretName(instanceId), namespace: "default" }),
+      w.core.readNamespacedSecret({ name: tokenSecretName(instanceId), namespace: "default" }),
     ).rejects.toMatchObject({ code: 404 });
   });
 
   it("the pod uid alone never opens the box; the token at another pod's address is refused as the wrong pod", async () => {
-    const meta = metadata();
-    const { instanceId } = await backend.create({ metadata: meta, profile });
+    const meta = w.metadata();
+    const { instanceId } = await backend.create({ metadata: meta, profile: w.profile });
     await backend.ready(instanceId, { timeoutMs: 30_000 });
-    const pod = await core.readNamespacedPod({ name: instanceId, namespace: "default" });
+    const pod = await w.core.readNamespacedPod({ name: instanceId, namespace: "default" });
     const podUid = pod.metadata?.uid ?? "";
     const baseUrl = `http://${pod.status?.podIP ?? ""}:7070`;
     const refusal = async (options: { token: string; podUid?: string }) => {
@@ -109,7 +81,7 @@ describe("the box token", () => {
     expect(await refusal({ token: podUid, podUid })).toBe("unauthorized");
     expect(await refusal({ token: podUid.padEnd(64, "0"), podUid })).toBe("unauthorized");
     // The right token naming another pod: this address is not that pod.
-    const token = boxToken(secret, meta.allocationId);
+    const token = boxToken(w.secret, meta.allocationId);
     expect(await refusal({ token, podUid: randomUUID() })).toBe("wrong_pod");
     // Both, as Berth dials it.
     const client = createBoxClient({ baseUrl, token, podUid });

@@ -6,7 +6,7 @@
  */
 import {
   fencedWrite,
-  HolderEpochRefusedError,
+  refuseUnlessAllowed,
   MODE_CHANGED_AT_ANNOTATION,
   readHolderEpoch,
 } from "./holderEpoch.ts";
@@ -51,8 +51,7 @@ export async function writeOperatingMode(
     return true;
   }
   const stored = readHolderEpoch(sandbox).epoch;
-  if (stored === "unreadable" || stored > epoch)
-    throw new HolderEpochRefusedError(write.operation, name, epoch, stored);
+  refuseUnlessAllowed({ operation: write.operation, sandboxName: name, epoch, stored });
   if (!changes && stored === epoch) return false;
   await fencedWrite(client, op, {
     operation: write.operation,

@@ -1,0 +1,71 @@
+/**
+ * A kube-sim running the agent-sandbox controller and a kubelet whose pods run boxd, with the
+ * clients the adapter tests use: Kubernetes adapters of one installation, and client-node's own
+ * APIs to look (or reach) behind the adapter's back.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { startKubeSim, type KubeSim } from "@berth/kube-sim";
+import type { BoxMetadata } from "../../../spawner/backend.ts";
+import type { ExecutionProfile } from "../../../spawner/executionProfile.ts";
+import { KubeClient } from "../kubeClient.ts";
+import { KubernetesBackend } from "../kubernetesBackend.ts";
+import { BOXD_TEST_IMAGE, boxdRuntimes } from "./boxdRuntime.ts";
+
+/** The Sandboxes collection, as client-node's CustomObjectsApi names it. */
+export const SANDBOXES = {
+  group: "agents.x-k8s.io",
+  version: "v1beta1",
+  namespace: "default",
+  plural: "sandboxes",
+} as const;
+
+export interface KubeBoxWorld extends AsyncDisposable {
+  readonly sim: KubeSim;
+  readonly core: CoreV1Api;
+  readonly custom: CustomObjectsApi;
+  /** Berth's secret, from which the boxes' tokens derive. */
+  readonly secret: string;
+  readonly installationId: string;
+  readonly profile: ExecutionProfile;
+  /** A new adapter object (a holder: spawner, drainer) of this installation. */
+  adapter(): KubernetesBackend;
+  /** A new client of the simulator, for writes made behind the adapter's back. */
+  client(): KubeClient;
+  /** Metadata of a new allocation (fresh ids) at `epoch`. */
+  metadata(epoch?: number): BoxMetadata;
+}
+
+export async function kubeBoxWorld(): Promise<KubeBoxWorld> {
+  const sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(sim.kubeConfig());
+  const secret = randomBytes(24).toString("hex");
+  const installationId = randomUUID();
+  const client = () => new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } });
+  return {
+    sim,
+    core: kubeConfig.makeApiClient(CoreV1Api),
+    custom: kubeConfig.makeApiClient(CustomObjectsApi),
+    secret,
+    installationId,
+    profile: { template: "test", image: BOXD_TEST_IMAGE, resources: {} },
+    adapter: () =>
+      new KubernetesBackend({
+        client: client(),
+        installationId: () => Promise.resolve(installationId),
+        secret,
+        pollIntervalMs: 20,
+        operationTimeoutMs: 20_000,
+      }),
+    client,
+    metadata: (epoch = 1) => ({
+      workspaceId: randomUUID(),
+      leaseId: randomUUID(),
+      sandboxGroupId: randomUUID(),
+      epoch,
+      allocationId: randomUUID(),
+    }),
+    [Symbol.asyncDispose]: () => sim.close(),
+  };
+}
