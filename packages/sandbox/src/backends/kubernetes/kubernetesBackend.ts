@@ -395,14 +395,26 @@ export class KubernetesBackend implements Backend {
    * is spent, `unavailable` naming what never happened (a later call may see it done).
    */
   async #poll(op: Operation, waitingFor: string, done: () => Promise<boolean>): Promise<void> {
-    while (!(await done())) {
-      if (op.cause() !== undefined || op.remainingMs() <= this.#pollIntervalMs) {
-        throw new BackendError({
-          code: "unavailable",
-          message: `${op.label}: ${waitingFor} within ${String(op.timeoutMs)} ms`,
-        });
+    const expired = (cause?: unknown): BackendError =>
+      new BackendError({
+        code: "unavailable",
+        message: `${op.label}: ${waitingFor} within ${String(op.timeoutMs)} ms`,
+        cause,
+      });
+    for (;;) {
+      let finished: boolean;
+      try {
+        finished = await done();
+      } catch (error) {
+        // A read the deadline cut short: what never happened is the answer, not the read.
+        if (op.cause() !== undefined) throw expired(error);
+        throw error;
       }
-      await op.sleep(this.#pollIntervalMs);
+      if (finished) return;
+      if (op.cause() !== undefined || op.remainingMs() <= this.#pollIntervalMs) throw expired();
+      await op.sleep(this.#pollIntervalMs).catch((error: unknown) => {
+        throw expired(error);
+      });
     }
   }
 
@@ -475,7 +487,7 @@ function whyUnbound(pod: PodReading | undefined, retiring: string | undefined): 
   if (pod === undefined) return "missing";
   if (pod.uid === undefined) return "without a uid";
   if (pod.uid === retiring) return `still the retiring pod ${retiring}`;
-  if (pod.deleting) return "terminating";
+  if (pod.deleting) return `terminating (pod ${pod.uid}; it goes after its grace period)`;
   if (pod.phase !== "Running") return `in phase ${String(pod.phase)}`;
   if (pod.podIP === undefined) return "without an address";
   return undefined;

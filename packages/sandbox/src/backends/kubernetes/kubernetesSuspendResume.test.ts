@@ -6,7 +6,8 @@ import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import type { KubeSim } from "@berth/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubeClient } from "./kubeClient.ts";
-import type { KubernetesBackend } from "./kubernetesBackend.ts";
+import { BackendError } from "../../spawner/backend.ts";
+import { KubernetesBackend } from "./kubernetesBackend.ts";
 import { SANDBOX } from "./kubeObjects.ts";
 import { kubeBoxWorld, type KubeBoxWorld } from "./tests/kubeBoxWorld.ts";
 import { until } from "./tests/simClient.ts";
@@ -131,6 +132,75 @@ describe("suspend and resume", () => {
     expect(polls).toMatch(
       /^(GET sandboxes, GET persistentvolumeclaims, (GET pods, )?)*GET sandboxes, GET persistentvolumeclaims, GET pods$/,
     );
+    await backend.terminate(instanceId, { epoch: 3 });
+  });
+
+  it("a suspend whose pod outlives its deadline answers unavailable; the next one finds the mode written and waits again", async () => {
+    const quick = new KubernetesBackend({
+      client: w.client(),
+      installationId: () => Promise.resolve(w.installationId),
+      secret: w.secret,
+      pollIntervalMs: 20,
+      operationTimeoutMs: 1_000,
+    });
+    const { instanceId } = await backend.create({ metadata: w.metadata(1), profile: w.profile });
+    await backend.ready(instanceId, { timeoutMs: 30_000 });
+    const held = await holdPod(instanceId);
+    const timedOut = await quick.suspend(instanceId, { epoch: 2 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(timedOut).toBeInstanceOf(BackendError);
+    expect((timedOut as BackendError).code).toBe("unavailable");
+    expect((timedOut as BackendError).message).toMatch(/the box's pod did not stop within 1000 ms/);
+    await held.release();
+    const from = sim.requests.filter({}).at(-1)?.seq ?? 0;
+    await backend.suspend(instanceId, { epoch: 2 });
+    const patches = sim.requests
+      .filter({ resource: "sandboxes" })
+      .filter((r) => r.seq > from && r.method === "PATCH");
+    expect(patches).toEqual([]);
+    await expect(podOf(instanceId)).rejects.toMatchObject({ code: 404 });
+    await backend.terminate(instanceId, { epoch: 2 });
+  });
+
+  it("a failed mode write (500) leaves the box serving, and the next suspend writes it; a resume of a running box writes nothing", async () => {
+    const { instanceId } = await backend.create({ metadata: w.metadata(1), profile: w.profile });
+    await backend.ready(instanceId, { timeoutMs: 30_000 });
+    const from = sim.requests.filter({}).at(-1)?.seq ?? 0;
+    await backend.resume(instanceId, { epoch: 1 });
+    expect(
+      sim.requests
+        .filter({ resource: "sandboxes" })
+        .filter((r) => r.seq > from && r.method === "PATCH"),
+    ).toEqual([]);
+    sim.faults.inject({
+      verb: "patch",
+      resource: "sandboxes",
+      name: instanceId,
+      nth: 1,
+      effect: { kind: "status", code: 500 },
+    });
+    const failed = await backend.suspend(instanceId, { epoch: 2 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((failed as BackendError).code).toBe("unavailable");
+    const client = await backend.connect(instanceId);
+    expect((await client.exec({ argv: ["true"] })).exitCode).toBe(0);
+    await backend.suspend(instanceId, { epoch: 2 });
+    expect((await backend.inventory()).find((box) => box.instanceId === instanceId)?.state).toBe(
+      "suspended",
+    );
+    await backend.terminate(instanceId, { epoch: 2 });
+    // A box that is gone: suspend and resume say so, terminate succeeds.
+    for (const call of [backend.suspend(instanceId, { epoch: 3 }), backend.resume(instanceId)]) {
+      const gone = await call.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect((gone as BackendError).code).toBe("not_found");
+    }
     await backend.terminate(instanceId, { epoch: 3 });
   });
 });
