@@ -336,6 +336,21 @@ describe("a spawn", () => {
     expectTruthful(first, next);
   });
 
+  // Issue 35: what the backend diagnosed once a box never served reaches the client typed too.
+  it("whose box never served for lack of room: backend_capacity, retryable, and the next call gets a box", async () => {
+    const on = await newSession();
+    racepoints.arm({
+      readyFails: new BackendError({ code: "capacity", message: "its pod cannot be scheduled" }),
+    });
+    const first = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    racepoints.arm({});
+    expect(refusal(first).berth).toEqual({ code: "backend_capacity", retryable: true });
+    expect(refusal(first).message).toContain("cannot be scheduled");
+
+    const next = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    expectTruthful(first, next);
+  });
+
   it("whose backend refuses it as invalid: backend_invalid, final, and refused again", async () => {
     const on = await newSession();
     racepoints.arm({ createFails: new BackendError({ code: "invalid", message: "bad profile" }) });

@@ -18,6 +18,8 @@ export interface Racepoints {
   beforeConnect?: (instanceId: string) => Promise<void>;
   /** The create throws this instead of creating anything. */
   createFails?: Error;
+  /** The readiness wait throws this: the box was made, and never served. */
+  readyFails?: Error;
   /** The next terminate throws (the box is left running), once. */
   terminateFailsOnce?: boolean;
   /** Runs when a capture is asked of the box, before the box is asked. */
@@ -57,6 +59,7 @@ export class RacepointBackend implements Backend {
   }
 
   async ready(instanceId: string, options: ReadyOptions): Promise<BoxClient> {
+    if (this.#points.readyFails !== undefined) throw this.#points.readyFails;
     await this.#points.beforeConnect?.(instanceId);
     return this.#armed(instanceId, await this.#inner.ready(instanceId, options));
   }
