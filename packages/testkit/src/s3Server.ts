@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import S3rver from "s3rver";
+
+/** s3rver's fixed credentials: it checks signatures against these. */
+const ACCESS_KEY_ID = "S3RVER";
+const SECRET_ACCESS_KEY = "S3RVER";
+
+/**
+ * A local S3-compatible server (s3rver) on a free loopback port, its objects in a temporary
+ * folder, with one bucket made. The real AWS SDK talks to it over HTTP, path-style.
+ */
+export interface TestS3Server extends AsyncDisposable {
+  /** `http://127.0.0.1:<port>`: the endpoint a client points at. */
+  readonly endpoint: string;
+  readonly bucket: string;
+  readonly region: string;
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /**
+   * Stops serving and cuts every open connection (a store mid-upload sees its requests fail);
+   * the objects stay for `restart`.
+   */
+  stop(): Promise<void>;
+  /** Serves the same folder again, on the same port. */
+  restart(): Promise<void>;
+}
+
+export interface StartS3ServerOptions {
+  /** The bucket to make; default `berth-test`. */
+  readonly bucket?: string;
+}
+
+/** Starts an S3 server for a test file; stop it with `await using` or its dispose. */
+export async function startS3Server(options: StartS3ServerOptions = {}): Promise<TestS3Server> {
+  const bucket = options.bucket ?? "berth-test";
+  const directory = await mkdtemp(join(tmpdir(), "berth-s3-"));
+  let port = 0;
+  let server: S3rver | undefined;
+
+  const serve = async (): Promise<void> => {
+    const next = new S3rver({
+      address: "127.0.0.1",
+      port,
+      directory,
+      silent: true,
+      configureBuckets: [{ name: bucket }],
+    });
+    port = (await next.run()).port;
+    server = next;
+  };
+  const stop = async (): Promise<void> => {
+    const running = server;
+    if (running === undefined) return;
+    server = undefined;
+    // Keep-alive sockets would hold close() open: a stop cuts them, as a crash would.
+    running.httpServer?.closeAllConnections();
+    await running.close();
+  };
+
+  try {
+    await serve();
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket,
+    region: "us-east-1",
+    credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY },
+    stop,
+    restart: async () => {
+      if (server === undefined) await serve();
+    },
+    async [Symbol.asyncDispose]() {
+      await stop();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
