@@ -1,7 +1,26 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import type { Server } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import S3rver from "s3rver";
+
+/** The part of s3rver (a CommonJS package without types) the kit uses. */
+interface S3rver {
+  readonly httpServer: Server | undefined;
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+type S3rverClass = new (options: {
+  readonly address: string;
+  readonly port: number;
+  readonly directory: string;
+  readonly silent: boolean;
+  readonly configureBuckets: readonly { readonly name: string }[];
+}) => S3rver;
+// Loaded by require and typed here, so no ambient declaration has to reach every package
+// whose type check reads the kit's source.
+const S3rver = createRequire(import.meta.url)("s3rver") as S3rverClass;
 
 /** s3rver's fixed credentials: it checks signatures against these. */
 const ACCESS_KEY_ID = "S3RVER";
