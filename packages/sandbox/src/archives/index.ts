@@ -5,6 +5,12 @@ export type { IntegrityCode } from "./archiveErrors.ts";
 export { ArchiveRestorer } from "./archiveRestorer.ts";
 export { findArchive, listArchives } from "./archiveRows.ts";
 export type { ArchiveRow } from "./archiveRows.ts";
+export {
+  archiveLocationFromEnv,
+  archiveStoreEnvShape,
+  archiveStoreFromEnv,
+} from "./archiveStoreEnv.ts";
+export type { ArchiveLocation, ArchiveStoreEnv } from "./archiveStoreEnv.ts";
 export { ArchiveStoreError, checkArchiveKey } from "./archiveStore.ts";
 export type {
   AbandonedSweep,

@@ -25,10 +25,7 @@ async function readAll(store: ArchiveStore, key: string): Promise<Buffer> {
  * with a setup that makes a fresh, empty store per test. What only one adapter can show (the
  * filesystem store's lock files, a killed writer process) stays in that adapter's own tests.
  */
-export function describeArchiveStoreContract(
-  name: string,
-  setup: ArchiveStoreContractSetup,
-): void {
+export function describeArchiveStoreContract(name: string, setup: ArchiveStoreContractSetup): void {
   describe(`ArchiveStore contract: ${name}`, () => {
     let fixture: ArchiveStoreContractFixture | undefined;
     const fix = (): ArchiveStoreContractFixture => {
@@ -139,7 +136,15 @@ export function describeArchiveStoreContract(
     });
 
     it("refuses keys that could leave the store or hide in its temp folder", async () => {
-      for (const key of ["../escape", "a/../../b", "/abs", "a//b", ".incoming/x", "a/.hidden", ""]) {
+      for (const key of [
+        "../escape",
+        "a/../../b",
+        "/abs",
+        "a//b",
+        ".incoming/x",
+        "a/.hidden",
+        "",
+      ]) {
         await expect(store().open(key), key).rejects.toMatchObject({ code: "invalid_key" });
         await expect(store().digest(key), key).rejects.toMatchObject({ code: "invalid_key" });
         await expect(store().remove(key), key).rejects.toMatchObject({ code: "invalid_key" });
