@@ -1,14 +1,13 @@
 import { resolve } from "node:path";
 import { startS3Server } from "@berth/testkit";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
 import {
   archiveLocationFromEnv,
-  archiveStoreEnvShape,
+  archiveStoreEnvSchema,
   archiveStoreFromEnv,
 } from "./archiveStoreEnv.ts";
 
-const schema = z.object({ ...archiveStoreEnvShape, BERTH_DATA_DIR: z.string().default(".data") });
+const schema = archiveStoreEnvSchema;
 const parse = (env: Record<string, string>) => schema.parse(env);
 const problems = (env: Record<string, string>) =>
   schema.safeParse(env).error?.issues.map((issue) => issue.path.join(".")) ?? [];

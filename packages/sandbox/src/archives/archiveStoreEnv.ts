@@ -46,6 +46,12 @@ export type ArchiveStoreEnv = z.infer<z.ZodObject<typeof archiveStoreEnvShape>> 
   readonly BERTH_DATA_DIR: string;
 };
 
+/** The shape on its own, for a process that reads nothing else of sandbox's (the launcher). */
+export const archiveStoreEnvSchema = z.object({
+  ...archiveStoreEnvShape,
+  BERTH_DATA_DIR: z.string().min(1).default(".data"),
+});
+
 /** Where the environment puts archive blobs (BERTH_ARCHIVE_URL first, see the shape). */
 export function archiveLocationFromEnv(env: ArchiveStoreEnv): ArchiveLocation {
   const url = env.BERTH_ARCHIVE_URL;

@@ -7,6 +7,7 @@ export { findArchive, listArchives } from "./archiveRows.ts";
 export type { ArchiveRow } from "./archiveRows.ts";
 export {
   archiveLocationFromEnv,
+  archiveStoreEnvSchema,
   archiveStoreEnvShape,
   archiveStoreFromEnv,
 } from "./archiveStoreEnv.ts";
