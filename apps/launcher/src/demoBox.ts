@@ -51,7 +51,7 @@ export async function startDemoBox(options: {
   // The demo box may come back from an archive (the worker drained it while Berth was stopped).
   const restorer = new ArchiveRestorer({
     db,
-    store: archiveStoreFromEnv(archiveStoreEnvSchema.parse(options.archiveEnv)),
+    store: archiveStoreFromEnv(archiveStoreEnvSchema.parse(options.archiveEnv), db),
   });
   const spawner = new SpawnerSystem({ resources, backends, restorer });
   const workspace = await db.workspace.findUniqueOrThrow({ where: { slug: "demo" } });

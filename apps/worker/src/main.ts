@@ -63,7 +63,7 @@ const { registry: backends, local } = backendsFromEnv({
 });
 const anyBackend = backends.kinds().length > 0;
 // A folder or a bucket, as BERTH_ARCHIVE_URL / BERTH_ARCHIVE_DIR say.
-const store = archiveStoreFromEnv(env);
+const store = archiveStoreFromEnv(env, db);
 const archiver = !anyBackend
   ? undefined
   : new WorkspaceArchiver({

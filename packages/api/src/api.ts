@@ -170,7 +170,7 @@ function configuredBoxes(
       },
     });
     // A folder or a bucket, as BERTH_ARCHIVE_URL / BERTH_ARCHIVE_DIR say.
-    const store = archiveStoreFromEnv(env);
+    const store = archiveStoreFromEnv(env, db);
     // Capture and restore progress goes to Postgres, so any replica's subscribers see it.
     const onProgress = progressRecorder(db);
     const restorer = new ArchiveRestorer({ db, store, onProgress });

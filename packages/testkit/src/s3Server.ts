@@ -5,9 +5,19 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** The part of s3rver (a CommonJS package without types) the kit uses. */
+/** The part of a Koa context the abort front reads and writes. */
+interface KoaContext {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Record<string, string | string[] | undefined>;
+  status: number;
+}
+type KoaMiddleware = (context: KoaContext, next: () => Promise<void>) => Promise<void>;
+
+/** The part of s3rver (a CommonJS package without types, a Koa app) the kit uses. */
 interface S3rver {
   readonly httpServer: Server | undefined;
+  readonly middleware: KoaMiddleware[];
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
 }
@@ -43,6 +53,15 @@ export interface TestS3Server extends AsyncDisposable {
   stop(): Promise<void>;
   /** Serves the same folder again, on the same port. */
   restart(): Promise<void>;
+  /** The AbortMultipartUpload requests served so far (s3rver has none: the kit answers them). */
+  abortedUploads(): readonly AbortedUpload[];
+}
+
+/** One AbortMultipartUpload the kit answered. */
+export interface AbortedUpload {
+  readonly bucket: string;
+  readonly key: string;
+  readonly uploadId: string;
 }
 
 export interface StartS3ServerOptions {
@@ -56,6 +75,24 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
   const directory = await mkdtemp(join(tmpdir(), "berth-s3-"));
   let port = 0;
   let server: S3rver | undefined;
+  const aborted: AbortedUpload[] = [];
+  // s3rver answers AbortMultipartUpload with 405: this front, first of its middleware, answers
+  // it as S3 does (204) and records it, so tests can see which uploads a sweep aborted. The
+  // parts s3rver keeps are left; nothing reads them once their upload is aborted.
+  const abortFront: KoaMiddleware = async (context, next) => {
+    const uploadId = context.query["uploadId"];
+    const match = /^\/([^/]+)\/(.+)$/.exec(context.path);
+    if (context.method !== "DELETE" || typeof uploadId !== "string" || match === null) {
+      await next();
+      return;
+    }
+    aborted.push({
+      bucket: match[1] ?? "",
+      key: decodeURIComponent(match[2] ?? ""),
+      uploadId,
+    });
+    context.status = 204;
+  };
 
   const serve = async (): Promise<void> => {
     const next = new S3rver({
@@ -65,6 +102,7 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
       silent: true,
       configureBuckets: [{ name: bucket }],
     });
+    next.middleware.unshift(abortFront);
     port = (await next.run()).port;
     server = next;
   };
@@ -92,6 +130,7 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
     restart: async () => {
       if (server === undefined) await serve();
     },
+    abortedUploads: () => [...aborted],
     async [Symbol.asyncDispose]() {
       await stop();
       await rm(directory, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { startS3Server } from "../src/index.ts";
 
 // s3rver serves unsigned requests as anonymous ones: plain fetch is enough to see it serve.
 describe("startS3Server", () => {
-  it("serves a bucket on loopback, keeps objects across a stop and restart, and is gone after dispose", async () => {
+  it("serves a bucket on loopback, keeps objects across a stop and restart, answers aborts, and is gone after dispose", async () => {
     let endpoint = "";
     {
       await using s3 = await startS3Server({ bucket: "kit-bucket" });
@@ -19,6 +19,19 @@ describe("startS3Server", () => {
       expect(await got.text()).toBe("hello");
       const listing = await fetch(`${endpoint}/kit-bucket`);
       expect(await listing.text()).toContain("<Key>a/b.txt</Key>");
+
+      const abort = await fetch(`${endpoint}/kit-bucket/a/c.bin?uploadId=u-1`, {
+        method: "DELETE",
+      });
+      expect(abort.status).toBe(204);
+      expect(s3.abortedUploads()).toEqual([
+        { bucket: "kit-bucket", key: "a/c.bin", uploadId: "u-1" },
+      ]);
+      // An object's DELETE (no uploadId) is still s3rver's own.
+      expect((await fetch(`${endpoint}/kit-bucket/a/b.txt`, { method: "DELETE" })).status).toBe(
+        204,
+      );
+      expect((await fetch(`${endpoint}/kit-bucket/a/b.txt`)).status).toBe(404);
     }
     await expect(fetch(`${endpoint}/kit-bucket`)).rejects.toThrow();
   });

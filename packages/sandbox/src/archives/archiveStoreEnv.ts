@@ -1,5 +1,6 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { DbClient } from "@berth/db";
 import { z } from "zod";
 import { ArchiveStoreError, checkArchiveKey, type ArchiveStore } from "./archiveStore.ts";
 import { FilesystemArchiveStore } from "./filesystemArchiveStore.ts";
@@ -76,8 +77,11 @@ export function archiveLocationFromEnv(env: ArchiveStoreEnv): ArchiveLocation {
   };
 }
 
-/** The archive store the environment names; S3 credentials come from the standard AWS chain. */
-export function archiveStoreFromEnv(env: ArchiveStoreEnv): ArchiveStore {
+/**
+ * The archive store the environment names; S3 credentials come from the standard AWS chain, and
+ * its pending uploads are recorded in `db` (without one, the sweep cannot find a dead capture's).
+ */
+export function archiveStoreFromEnv(env: ArchiveStoreEnv, db?: DbClient): ArchiveStore {
   const location = archiveLocationFromEnv(env);
   switch (location.kind) {
     case "filesystem":
@@ -87,6 +91,7 @@ export function archiveStoreFromEnv(env: ArchiveStoreEnv): ArchiveStore {
         client: createS3Client(location),
         bucket: location.bucket,
         prefix: location.prefix,
+        ...(db === undefined ? {} : { db }),
       });
   }
 }

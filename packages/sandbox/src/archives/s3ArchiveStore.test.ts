@@ -1,11 +1,14 @@
-import { randomBytes } from "node:crypto";
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { startS3Server, type TestS3Server } from "@berth/testkit";
-import { afterAll, beforeAll } from "vitest";
+import { randomBytes, randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { startS3Server, useTestDatabase, type TestS3Server } from "@berth/testkit";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { PendingBlobTag } from "./archiveStore.ts";
 import { describeArchiveStoreContract } from "./contract/index.ts";
 import { S3ArchiveStore } from "./s3ArchiveStore.ts";
 import { createS3Client } from "./s3Client.ts";
 
+const database = useTestDatabase();
 let s3: TestS3Server | undefined;
 beforeAll(async () => {
   s3 = await startS3Server();
@@ -13,30 +16,143 @@ beforeAll(async () => {
 afterAll(async () => {
   await s3?.[Symbol.asyncDispose]();
 });
+const server = (): TestS3Server => {
+  if (s3 === undefined) throw new Error("the S3 server starts before the tests");
+  return s3;
+};
 
-/** The real SDK against s3rver over loopback HTTP; each test keeps to a prefix of its own. */
-describeArchiveStoreContract("s3 (s3rver)", () => {
-  if (s3 === undefined) throw new Error("the S3 server starts before the suite");
+/** A holder no process is: a pid above any pid_max, on this host. */
+const deadOwner = () => ({
+  pid: 4_194_304 + 1,
+  startTicks: "1",
+  bootId: null,
+  host: hostname(),
+  nonce: "gone",
+});
+
+/** The real SDK against s3rver over loopback HTTP; each store keeps to a prefix of its own. */
+function s3Fixture() {
   const client = createS3Client({
-    endpoint: s3.endpoint,
-    region: s3.region,
+    endpoint: server().endpoint,
+    region: server().region,
     forcePathStyle: true,
-    credentials: s3.credentials,
+    credentials: server().credentials,
   });
-  const bucket = s3.bucket;
-  const prefix = `contract-${randomBytes(4).toString("hex")}`;
+  const bucket = server().bucket;
+  const prefix = `t-${randomBytes(4).toString("hex")}`;
+  const db = database.current.prisma;
+  const store = new S3ArchiveStore({
+    client,
+    bucket,
+    prefix,
+    db,
+    partSizeBytes: 5 * 1024 * 1024,
+  });
+  const incoming = `${prefix}/.incoming/`;
+  return {
+    client,
+    bucket,
+    prefix,
+    store,
+    rows: () => db.archiveUpload.findMany({ where: { objectKey: { startsWith: incoming } } }),
+    objects: async (under: string) => {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: under }));
+      return (listed.Contents ?? []).flatMap((object) => object.Key ?? []);
+    },
+  };
+}
+
+describeArchiveStoreContract("s3 (s3rver)", () => {
+  const fixture = s3Fixture();
+  const { client, bucket, store } = fixture;
+  const incoming = `${fixture.prefix}/.incoming/`;
   return Promise.resolve({
-    store: new S3ArchiveStore({ client, bucket, prefix, partSizeBytes: 5 * 1024 * 1024 }),
-    // s3rver has no ListMultipartUploads: the temporary objects are what a listing can show.
+    store,
+    // A pending blob is its row, its temporary object, or both.
     pendingCount: async () => {
-      const listed = await client.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: `${prefix}/.incoming/` }),
-      );
-      return listed.KeyCount ?? 0;
+      const keys = new Set(await fixture.objects(incoming));
+      for (const row of await fixture.rows()) keys.add(row.objectKey);
+      return keys.size;
+    },
+    // A capture whose process died after its temporary object was written.
+    abandon: async (tag: PendingBlobTag) => {
+      const id = randomUUID();
+      const objectKey = `${incoming}${id}`;
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: "partial" }));
+      await database.current.prisma.archiveUpload.create({
+        data: { id, bucket, objectKey, owner: deadOwner(), ...tag },
+      });
     },
     dispose: () => {
       client.destroy();
       return Promise.resolve();
     },
+  });
+});
+
+describe("the S3 archive store, beyond the contract", () => {
+  const clients: S3Client[] = [];
+  const fixture = () => {
+    const made = s3Fixture();
+    clients.push(made.client);
+    return made;
+  };
+  afterEach(async () => {
+    await server().restart();
+    for (const client of clients.splice(0)) client.destroy();
+  });
+
+  it("records an upload with its owner before its first byte, its upload id before its first part, and forgets it on commit", async () => {
+    const { store, rows } = fixture();
+    const tag = { leaseId: randomUUID(), transferId: randomUUID() };
+    const pending = await store.begin(tag);
+
+    expect(await rows()).toMatchObject([
+      { uploadId: null, owner: { pid: process.pid, host: hostname() }, ...tag },
+    ]);
+    pending.sink.end(randomBytes(6 * 1024 * 1024));
+    await pending.digest;
+    expect((await rows())[0]?.uploadId).toEqual(expect.any(String));
+    await pending.commit("k/recorded");
+    expect(await rows()).toEqual([]);
+  });
+
+  it("survives the server stopping mid-upload: nothing stored, the next capture succeeds, the dead owner's upload is aborted by the sweep", async () => {
+    const { store, rows, prefix, objects } = fixture();
+    const db = database.current.prisma;
+    const tag = { leaseId: randomUUID(), transferId: randomUUID() };
+    const pending = await store.begin(tag);
+    pending.sink.write(randomBytes(6 * 1024 * 1024));
+    // The first part goes once the upload is created: its id recorded is the sign.
+    while ((await rows())[0]?.uploadId == null) await new Promise((r) => setImmediate(r));
+    const uploadId = (await rows())[0]?.uploadId;
+
+    await server().stop();
+    pending.sink.end(randomBytes(1024));
+    await expect(pending.commit("k/torn")).rejects.toMatchObject({ code: "io" });
+    await server().restart();
+    await expect(store.open("k/torn")).rejects.toMatchObject({ code: "not_found" });
+
+    const next = await store.begin();
+    next.sink.end(Buffer.from("the next capture"));
+    await next.commit("k/torn");
+    expect((await store.digest("k/torn")).sizeBytes).toBe("the next capture".length);
+
+    // Its owner (this process) lives: the torn upload's row stays. Once the owner is gone...
+    expect(await store.sweepAbandoned()).toEqual({ removed: 0, deferred: 0 });
+    expect(await rows()).toHaveLength(1);
+    await db.archiveUpload.updateMany({ data: { owner: deadOwner() } });
+    const told: unknown[] = [];
+    expect(await store.sweepAbandoned((t) => Promise.resolve(void told.push(t)))).toEqual({
+      removed: 1,
+      deferred: 0,
+    });
+    expect(told).toEqual([tag]);
+    const abort = server()
+      .abortedUploads()
+      .find((aborted) => aborted.uploadId === uploadId);
+    expect(abort?.key.startsWith(`${prefix}/.incoming/`)).toBe(true);
+    expect(await rows()).toEqual([]);
+    expect(await objects(`${prefix}/.incoming/`)).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import {
 } from "./archiveStore.ts";
 import { isNotFound, toStoreError } from "./s3Errors.ts";
 import type { S3Location } from "./s3Location.ts";
+import type { S3UploadLedger, UploadRecord } from "./s3UploadLedger.ts";
 
 /** How a capture streams into its upload: parts of `partSizeBytes`, `queueSize` in flight. */
 export interface UploadShape {
@@ -29,15 +30,28 @@ export interface UploadShape {
  * The digest settles once the upload is complete: the bytes are stored. Commit copies the
  * object to its content key unless one is there, then deletes the temporary key.
  */
-export function beginUpload(input: {
+export async function beginUpload(input: {
   readonly client: S3Client;
   readonly location: S3Location;
   readonly id: string;
   readonly tag: PendingBlobTag | undefined;
   readonly shape: UploadShape;
-}): PendingBlob {
+  /** Where the upload is recorded with its owner, before its first byte goes (see the store). */
+  readonly ledger: S3UploadLedger | undefined;
+  /** Called with the multipart upload's id as S3 gives it, before any part is sent. */
+  readonly onUploadId: (key: string, record: (uploadId: string) => Promise<void>) => () => void;
+}): Promise<PendingBlob> {
   const { client, location } = input;
   const tempKey = location.pendingKey(input.id);
+  const record: UploadRecord | undefined = await input.ledger?.record({
+    id: input.id,
+    bucket: location.bucket,
+    objectKey: tempKey,
+    tag: input.tag,
+  });
+  const stopWatching = input.onUploadId(tempKey, (uploadId) =>
+    record === undefined ? Promise.resolve() : record.setUploadId(uploadId),
+  );
   const hash = createHash("sha256");
   let sizeBytes = 0;
   const sink = new Transform({
@@ -75,11 +89,20 @@ export function beginUpload(input: {
   );
   digest.catch(() => undefined);
 
-  const dropTemp = () =>
-    client
-      .send(new DeleteObjectCommand({ Bucket: location.bucket, Key: tempKey }))
-      .then(() => undefined)
-      .catch(() => undefined);
+  /**
+   * Deletes the temporary object, then the upload's row; a failed delete keeps the row (its
+   * heartbeat stopped) so a sweep after this process removes the object.
+   */
+  const dropTemp = async (): Promise<void> => {
+    stopWatching();
+    try {
+      await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: tempKey }));
+    } catch {
+      record?.abandon();
+      return;
+    }
+    await record?.release().catch(() => undefined);
+  };
   let settled = false;
   const settle = (): void => {
     if (settled) throw new Error("a pending blob is committed or discarded once");
