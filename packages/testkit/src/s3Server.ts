@@ -1,16 +1,20 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable, Transform } from "node:stream";
 
 /** The part of a Koa context the abort front reads and writes. */
 interface KoaContext {
   readonly method: string;
   readonly path: string;
   readonly query: Record<string, string | string[] | undefined>;
+  readonly req: IncomingMessage;
   status: number;
+  body: unknown;
+  length: number | undefined;
 }
 type KoaMiddleware = (context: KoaContext, next: () => Promise<void>) => Promise<void>;
 
@@ -53,6 +57,11 @@ export interface TestS3Server extends AsyncDisposable {
   stop(): Promise<void>;
   /** Serves the same folder again, on the same port. */
   restart(): Promise<void>;
+  /**
+   * Cuts the connection of each of the next `reads` object GETs after `afterBytes` bytes of its
+   * body, as a dropped network would.
+   */
+  dropReads(reads: number, afterBytes: number): void;
   /** The AbortMultipartUpload requests served so far (s3rver has none: the kit answers them). */
   abortedUploads(): readonly AbortedUpload[];
 }
@@ -94,6 +103,29 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
     context.status = 204;
   };
 
+  const drops = { left: 0, afterBytes: 0 };
+  const dropFront: KoaMiddleware = async (context, next) => {
+    await next();
+    if (context.method !== "GET" || drops.left === 0 || !(context.body instanceof Readable)) return;
+    drops.left -= 1;
+    const socket = context.req.socket;
+    let sent = 0;
+    const limit = drops.afterBytes;
+    // Koa drops Content-Length when the body changes: the client must still expect all of it.
+    const length = context.length;
+    context.body = context.body.pipe(
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          if (sent >= limit) return;
+          const part = chunk.subarray(0, limit - sent);
+          sent += part.byteLength;
+          callback(null, part);
+          if (sent >= limit) setImmediate(() => socket.destroy());
+        },
+      }),
+    );
+    if (length !== undefined) context.length = length;
+  };
   const serve = async (): Promise<void> => {
     const next = new S3rver({
       address: "127.0.0.1",
@@ -102,7 +134,7 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
       silent: true,
       configureBuckets: [{ name: bucket }],
     });
-    next.middleware.unshift(abortFront);
+    next.middleware.unshift(abortFront, dropFront);
     port = (await next.run()).port;
     server = next;
   };
@@ -131,6 +163,10 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
       if (server === undefined) await serve();
     },
     abortedUploads: () => [...aborted],
+    dropReads: (reads, afterBytes) => {
+      drops.left = reads;
+      drops.afterBytes = afterBytes;
+    },
     async [Symbol.asyncDispose]() {
       await stop();
       await rm(directory, { recursive: true, force: true });

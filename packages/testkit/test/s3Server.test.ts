@@ -35,4 +35,15 @@ describe("startS3Server", () => {
     }
     await expect(fetch(`${endpoint}/kit-bucket`)).rejects.toThrow();
   });
+
+  it("cuts the next object reads after the bytes asked, then serves whole again", async () => {
+    await using s3 = await startS3Server();
+    await fetch(`${s3.endpoint}/${s3.bucket}/blob`, { method: "PUT", body: "x".repeat(100_000) });
+
+    s3.dropReads(1, 1000);
+    const cut = await fetch(`${s3.endpoint}/${s3.bucket}/blob`);
+    expect(cut.headers.get("content-length")).toBe("100000");
+    await expect(cut.text()).rejects.toThrow();
+    expect((await (await fetch(`${s3.endpoint}/${s3.bucket}/blob`)).text()).length).toBe(100_000);
+  });
 });

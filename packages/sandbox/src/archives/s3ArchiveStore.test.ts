@@ -155,4 +155,46 @@ describe("the S3 archive store, beyond the contract", () => {
     expect(await rows()).toEqual([]);
     expect(await objects(`${prefix}/.incoming/`)).toEqual([]);
   });
+
+  it("resumes a read whose connection drops, where it stopped, at most three times", async () => {
+    const { store } = fixture();
+    const bytes = randomBytes(3 * 1024 * 1024);
+    const pending = await store.begin();
+    pending.sink.end(bytes);
+    const written = await pending.digest;
+    await pending.commit("k/dropped");
+
+    server().dropReads(3, 256 * 1024);
+    expect(await store.digest("k/dropped")).toEqual(written);
+    server().dropReads(3, 100_000);
+    const { body, sizeBytes } = await store.open("k/dropped");
+    const chunks: Buffer[] = [];
+    for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk);
+    expect(sizeBytes).toBe(bytes.length);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+
+    server().dropReads(4, 100_000);
+    await expect(store.digest("k/dropped")).rejects.toMatchObject({
+      code: "io",
+      message: /dropped 4 times/,
+    });
+  });
+
+  it("reads a flipped byte as different bytes: the digest no longer matches what was recorded", async () => {
+    const { store, client, bucket, prefix } = fixture();
+    const bytes = randomBytes(64 * 1024);
+    const pending = await store.begin();
+    pending.sink.end(bytes);
+    const written = await pending.digest;
+    await pending.commit("k/flipped");
+    const flipped = Buffer.from(bytes);
+    flipped[1234] = (flipped[1234] ?? 0) ^ 0xff;
+    await client.send(
+      new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/k/flipped`, Body: flipped }),
+    );
+
+    const read = await store.digest("k/flipped");
+    expect(read.sizeBytes).toBe(written.sizeBytes);
+    expect(read.sha256).not.toBe(written.sha256);
+  });
 });

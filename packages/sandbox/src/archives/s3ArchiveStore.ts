@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
-  GetObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { DbClient } from "@berth/db";
@@ -17,6 +16,7 @@ import type {
 import { isNotFound, toStoreError } from "./s3Errors.ts";
 import { S3Location } from "./s3Location.ts";
 import { beginUpload, type UploadShape } from "./s3PendingBlob.ts";
+import { openResumable } from "./s3ResumableRead.ts";
 import { S3UploadLedger } from "./s3UploadLedger.ts";
 
 export interface S3ArchiveStoreOptions {
@@ -153,17 +153,14 @@ export class S3ArchiveStore implements ArchiveStore {
     }
   }
 
+  /** Reads a blob, resuming on a dropped connection (s3ResumableRead.ts). */
   async open(key: string): Promise<{ sizeBytes: number; body: Readable }> {
-    const objectKey = this.#location.contentKey(key);
-    try {
-      const answer = await this.#client.send(
-        new GetObjectCommand({ Bucket: this.#location.bucket, Key: objectKey }),
-      );
-      if (!(answer.Body instanceof Readable)) throw new Error("the object came without a stream");
-      return { sizeBytes: answer.ContentLength ?? 0, body: answer.Body };
-    } catch (error) {
-      throw toStoreError(error, `read ${key}`);
-    }
+    return await openResumable({
+      client: this.#client,
+      bucket: this.#location.bucket,
+      objectKey: this.#location.contentKey(key),
+      key,
+    });
   }
 
   async remove(key: string): Promise<void> {
