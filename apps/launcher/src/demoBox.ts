@@ -4,7 +4,8 @@ import {
   backendsFromEnv,
   DatabaseClock,
   defaultLeaseConfig,
-  FilesystemArchiveStore,
+  archiveStoreEnvSchema,
+  archiveStoreFromEnv,
   LeaseSystem,
   SpawnerSystem,
 } from "@berth/sandbox";
@@ -22,7 +23,11 @@ const TOUCH_EVERY_MS = 30_000;
 export async function startDemoBox(options: {
   databaseUrl: string;
   dataDir: string;
-  archiveDir: string;
+  /**
+   * The archive store's settings as the web and worker children get them (BERTH_ARCHIVE_URL,
+   * BERTH_ARCHIVE_DIR, BERTH_S3_*): the demo box restores from the store they capture into.
+   */
+  archiveEnv: Readonly<Record<string, string | undefined>>;
   secret: string;
   /** This installation's id (checked at start): the demo box records it. */
   installationId: string;
@@ -46,7 +51,7 @@ export async function startDemoBox(options: {
   // The demo box may come back from an archive (the worker drained it while Berth was stopped).
   const restorer = new ArchiveRestorer({
     db,
-    store: new FilesystemArchiveStore({ root: options.archiveDir }),
+    store: archiveStoreFromEnv(archiveStoreEnvSchema.parse(options.archiveEnv), db),
   });
   const spawner = new SpawnerSystem({ resources, backends, restorer });
   const workspace = await db.workspace.findUniqueOrThrow({ where: { slug: "demo" } });

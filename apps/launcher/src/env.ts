@@ -12,7 +12,10 @@ export const launcherEnvSchema = z
       })
       .optional(),
     BERTH_DATA_DIR: z.string().min(1).default(".data"),
-    /** Where workspace archives are kept (default: <BERTH_DATA_DIR>/archives); the worker agrees. */
+    /**
+     * The filesystem archive folder (default: <BERTH_DATA_DIR>/archives), passed to web and worker;
+     * a BERTH_ARCHIVE_URL they inherit wins over it (see the README, "Archives").
+     */
     BERTH_ARCHIVE_DIR: z.string().min(1).optional(),
     PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
     HOST: z.string().min(1).default("127.0.0.1"),

@@ -123,7 +123,11 @@ try {
       demoBox = await startDemoBox({
         databaseUrl,
         dataDir: env.dataDir,
-        archiveDir: env.archiveDir,
+        archiveEnv: {
+          ...inheritedEnv(),
+          BERTH_DATA_DIR: env.dataDir,
+          BERTH_ARCHIVE_DIR: env.archiveDir,
+        },
         secret,
         installationId,
         logger,

@@ -1,17 +1,16 @@
 import { dbEnvSchema } from "@berth/db";
 import { launcherPidSchema } from "@berth/launch-protocol";
-import { checkSandboxEnv, sandboxEnvShape } from "@berth/sandbox";
+import { archiveStoreEnvShape, checkSandboxEnv, sandboxEnvShape } from "@berth/sandbox";
 import { z } from "zod";
 
 /** The worker's whole configuration, validated once at start. */
 export const workerEnvSchema = dbEnvSchema
   .extend(sandboxEnvShape)
+  .extend(archiveStoreEnvShape)
   .extend({
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
     /** Berth's data folder: local boxes live in <dir>/boxes, archives in <dir>/archives. */
     BERTH_DATA_DIR: z.string().min(1).default(".data"),
-    /** Where the filesystem archive store keeps blobs (default: <BERTH_DATA_DIR>/archives). */
-    BERTH_ARCHIVE_DIR: z.string().min(1).optional(),
     /**
      * The key local box tokens are derived from. Without it the worker manages no local boxes
      * (no orphan sweep; draining boxes wait).

@@ -2,7 +2,7 @@
 // captures killed mid-write and, once isolation works, the rotation of unisolated boxes. Any
 // number of workers may run against one database: every sweep claims its leases with SKIP
 // LOCKED, and a dead capture's blob is taken under its lock.
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { createDbClient } from "@berth/db";
 import {
   AbandonedCaptureSystem,
@@ -12,7 +12,7 @@ import {
   CheckpointSystem,
   DatabaseClock,
   ensureInstallationId,
-  FilesystemArchiveStore,
+  archiveStoreFromEnv,
   IsolationRotationSystem,
   leaseConfigFromEnv,
   OrphanSweepSystem,
@@ -62,9 +62,8 @@ const { registry: backends, local } = backendsFromEnv({
         },
 });
 const anyBackend = backends.kinds().length > 0;
-const store = new FilesystemArchiveStore({
-  root: resolve(env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives")),
-});
+// A folder or a bucket, as BERTH_ARCHIVE_URL / BERTH_ARCHIVE_DIR say.
+const store = archiveStoreFromEnv(env, db);
 const archiver = !anyBackend
   ? undefined
   : new WorkspaceArchiver({

@@ -1,9 +1,9 @@
 import { createDbClient, type DbClient } from "@berth/db";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import {
   ArchiveRestorer,
   BoxAccess,
-  FilesystemArchiveStore,
+  archiveStoreFromEnv,
   backendsFromEnv,
   lazyInstallationId,
   leaseConfigFromEnv,
@@ -169,12 +169,8 @@ function configuredBoxes(
         ...(env.BERTH_BOXD_ENTRY === undefined ? {} : { boxdEntry: env.BERTH_BOXD_ENTRY }),
       },
     });
-    const store = new FilesystemArchiveStore({
-      // A folder chosen at run time: the dashboard's build must not trace it into its output.
-      root: resolve(
-        /* turbopackIgnore: true */ env.BERTH_ARCHIVE_DIR ?? join(env.BERTH_DATA_DIR, "archives"),
-      ),
-    });
+    // A folder or a bucket, as BERTH_ARCHIVE_URL / BERTH_ARCHIVE_DIR say.
+    const store = archiveStoreFromEnv(env, db);
     // Capture and restore progress goes to Postgres, so any replica's subscribers see it.
     const onProgress = progressRecorder(db);
     const restorer = new ArchiveRestorer({ db, store, onProgress });

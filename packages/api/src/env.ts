@@ -1,51 +1,55 @@
 import { dbEnvSchema } from "@berth/db";
-import { sandboxEnvShape } from "@berth/sandbox";
+import { archiveStoreEnvShape, sandboxEnvShape } from "@berth/sandbox";
 import { z } from "zod";
 import { trustedProxiesSchema } from "./http/clientAddress.ts";
 
 /** What the API reads: the database, identity settings, and what the status page reports. */
-const apiEnvObject = dbEnvSchema.extend(sandboxEnvShape).extend({
-  BERTH_VERSION: z.string().min(1).default("unknown"),
-  BERTH_GIT_REVISION: z.string().min(1).default("unknown"),
-  /** The key every presented secret derives from (here: the sign-in cookie's signing key). */
-  BERTH_SECRET: z.string().min(32, { error: "must be at least 32 characters" }),
-  /** Where people reach the dashboard; https makes sign-in cookies Secure. */
-  BERTH_PUBLIC_URL: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. https://berth.example.com" })
-    .default("http://127.0.0.1:3000")
-    .transform((url) => url.replace(/\/+$/, "")),
-  /** Who may create an account: anyone (`open`) or only holders of an invitation link. */
-  BERTH_SIGNUP: z.enum(["open", "invitation"]).default("invitation"),
-  /** Berth's data folder: local boxes live in <dir>/boxes. */
-  BERTH_DATA_DIR: z.string().min(1).default(".data"),
-  /** The filesystem archive store (default <BERTH_DATA_DIR>/archives), to restore lost boxes. */
-  BERTH_ARCHIVE_DIR: z.string().min(1).optional(),
-  /**
-   * boxd's entry for local boxes. The launcher sets it: inside the web server's bundle the
-   * sandbox package cannot find the repository by its own path.
-   */
-  BERTH_BOXD_ENTRY: z.string().min(1).optional(),
-  /**
-   * The reverse proxies in front of Berth (IPs, CIDR ranges): only their X-Forwarded-For is
-   * believed, so only behind them is a client's address other than its socket's.
-   */
-  BERTH_TRUSTED_PROXIES: trustedProxiesSchema,
-  /** Sign-in attempts allowed per client address, and per account and address, per minute. */
-  BERTH_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1000).default(5),
-  /** Sign-in attempts allowed per account per hour, from all addresses together. */
-  BERTH_SIGNIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .default(400),
-  /** The largest file an upload may carry, in bytes (default 2 GiB). */
-  BERTH_MAX_UPLOAD_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(2 * 1024 ** 3),
-});
+const apiEnvObject = dbEnvSchema
+  .extend(sandboxEnvShape)
+  .extend(archiveStoreEnvShape)
+  .extend({
+    BERTH_VERSION: z.string().min(1).default("unknown"),
+    BERTH_GIT_REVISION: z.string().min(1).default("unknown"),
+    /** The key every presented secret derives from (here: the sign-in cookie's signing key). */
+    BERTH_SECRET: z.string().min(32, { error: "must be at least 32 characters" }),
+    /** Where people reach the dashboard; https makes sign-in cookies Secure. */
+    BERTH_PUBLIC_URL: z
+      .url({
+        protocol: /^https?$/,
+        error: "must be an http(s) URL, e.g. https://berth.example.com",
+      })
+      .default("http://127.0.0.1:3000")
+      .transform((url) => url.replace(/\/+$/, "")),
+    /** Who may create an account: anyone (`open`) or only holders of an invitation link. */
+    BERTH_SIGNUP: z.enum(["open", "invitation"]).default("invitation"),
+    /** Berth's data folder: local boxes live in <dir>/boxes. */
+    BERTH_DATA_DIR: z.string().min(1).default(".data"),
+    /**
+     * boxd's entry for local boxes. The launcher sets it: inside the web server's bundle the
+     * sandbox package cannot find the repository by its own path.
+     */
+    BERTH_BOXD_ENTRY: z.string().min(1).optional(),
+    /**
+     * The reverse proxies in front of Berth (IPs, CIDR ranges): only their X-Forwarded-For is
+     * believed, so only behind them is a client's address other than its socket's.
+     */
+    BERTH_TRUSTED_PROXIES: trustedProxiesSchema,
+    /** Sign-in attempts allowed per client address, and per account and address, per minute. */
+    BERTH_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(1000).default(5),
+    /** Sign-in attempts allowed per account per hour, from all addresses together. */
+    BERTH_SIGNIN_ATTEMPTS_PER_ACCOUNT_PER_HOUR: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(400),
+    /** The largest file an upload may carry, in bytes (default 2 GiB). */
+    BERTH_MAX_UPLOAD_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(2 * 1024 ** 3),
+  });
 
 /**
  * One address passes at most the per-minute limit in each of the 61 minute windows an hour can

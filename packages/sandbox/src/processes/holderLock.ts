@@ -99,6 +99,17 @@ export async function inspectLock(path: string): Promise<LockState> {
   return { kind: (await isRunning(holder)) ? "live" : "dead", text, mtimeMs };
 }
 
+/**
+ * How a holder recorded elsewhere than a lock file (a database row) fares: `live` or `dead` when
+ * this host can see its process, `elsewhere` when it cannot; a value naming no holder is `dead`.
+ */
+export async function holderLiveness(value: unknown): Promise<"live" | "dead" | "elsewhere"> {
+  const parsed = holderSchema.safeParse(value);
+  if (!parsed.success) return "dead";
+  if (!seenFromHere(parsed.data)) return "elsewhere";
+  return (await isRunning(parsed.data)) ? "live" : "dead";
+}
+
 /** Creates the lock file with `text` (O_EXCL); false when one exists already. */
 export async function createLock(path: string, text: string): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true });

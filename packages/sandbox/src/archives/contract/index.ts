@@ -1,0 +1,2 @@
+export { describeArchiveStoreContract } from "./describeArchiveStoreContract.ts";
+export type { ArchiveStoreContractFixture, ArchiveStoreContractSetup } from "./contractFixture.ts";
