@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Transform } from "node:stream";
+import { afterAll, beforeAll } from "vitest";
 
 /** The part of a Koa context the abort front reads and writes. */
 interface KoaContext {
@@ -170,6 +171,28 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
     async [Symbol.asyncDispose]() {
       await stop();
       await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * An S3 server for a whole test file: started before its tests, stopped after them. Read
+ * `.current` inside a test or hook.
+ */
+export function useS3Server(options: StartS3ServerOptions = {}): {
+  readonly current: TestS3Server;
+} {
+  let server: TestS3Server | undefined;
+  beforeAll(async () => {
+    server = await startS3Server(options);
+  });
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]();
+  });
+  return {
+    get current(): TestS3Server {
+      if (server === undefined) throw new Error("useS3Server: read .current inside a test or hook");
+      return server;
     },
   };
 }

@@ -1,25 +1,16 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { startS3Server, useTestDatabase, type TestS3Server } from "@berth/testkit";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { useS3Server, useTestDatabase, type TestS3Server } from "@berth/testkit";
+import { afterEach, describe, expect, it } from "vitest";
 import type { PendingBlobTag } from "./archiveStore.ts";
 import { describeArchiveStoreContract } from "./contract/index.ts";
 import { S3ArchiveStore } from "./s3ArchiveStore.ts";
 import { createS3Client } from "./s3Client.ts";
 
 const database = useTestDatabase();
-let s3: TestS3Server | undefined;
-beforeAll(async () => {
-  s3 = await startS3Server();
-});
-afterAll(async () => {
-  await s3?.[Symbol.asyncDispose]();
-});
-const server = (): TestS3Server => {
-  if (s3 === undefined) throw new Error("the S3 server starts before the tests");
-  return s3;
-};
+const s3 = useS3Server();
+const server = (): TestS3Server => s3.current;
 
 /** A holder no process is: a pid above any pid_max, on this host. */
 const deadOwner = () => ({

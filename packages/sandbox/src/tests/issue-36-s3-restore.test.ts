@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { startS3Server, type TestS3Server } from "@berth/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useS3Server, type TestS3Server } from "@berth/testkit";
+import { describe, expect, it } from "vitest";
 import { ArchiveIntegrityError } from "../archives/archiveErrors.ts";
 import { findArchive } from "../archives/archiveRows.ts";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
@@ -14,17 +14,8 @@ import { archivedWarmLease, seedSession, useLeaseWorld, type LeaseWorld } from "
 // through dropped connections, and refuses a flipped byte with the filesystem store's error.
 
 const world = useLeaseWorld();
-let s3: TestS3Server | undefined;
-beforeAll(async () => {
-  s3 = await startS3Server();
-});
-afterAll(async () => {
-  await s3?.[Symbol.asyncDispose]();
-});
-const server = (): TestS3Server => {
-  if (s3 === undefined) throw new Error("the S3 server starts before the tests");
-  return s3;
-};
+const s3 = useS3Server();
+const server = (): TestS3Server => s3.current;
 
 function s3Store() {
   const client = createS3Client({
