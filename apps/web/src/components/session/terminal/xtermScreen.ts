@@ -111,8 +111,13 @@ export class XtermScreen {
     const observer = new ResizeObserver(refit);
     observer.observe(container);
     // xterm measures its font only once shown (on its own intersection observer, made before
-    // this one, so it has measured when this one calls).
-    const shown = new IntersectionObserver(refit);
+    // this one, so it has measured when this one calls). Output written while the panel was
+    // hidden (a replay behind another terminal's tab) is in the buffer but may not have been
+    // rendered: shown, every row is drawn again.
+    const shown = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) terminal.refresh(0, terminal.rows - 1);
+      refit();
+    });
     shown.observe(container);
     refit();
     if (this.#focusOnOpen) terminal.focus();
