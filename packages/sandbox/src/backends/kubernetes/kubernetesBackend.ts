@@ -23,7 +23,7 @@ import { allocateSandbox, readAllocation } from "./allocation.ts";
 import { boxPodTemplate, WORKSPACE_VOLUME, workspaceClaimTemplate } from "./boxPodTemplate.ts";
 import { boxToken, ensureTokenSecret } from "./boxTokenSecret.ts";
 import { LABELS } from "./berthKeys.ts";
-import { fencedDelete, fencedWrite, refuseUnlessAllowed, readHolderEpoch } from "./holderEpoch.ts";
+import { fencedDelete } from "./holderEpoch.ts";
 import type { KubeClient } from "./kubeClient.ts";
 import { toBackendError } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
@@ -33,7 +33,7 @@ import { diagnosePod } from "./readinessDiagnosis.ts";
 import type { Operation } from "./operation.ts";
 import { installationSelector, readSandboxIdentity } from "./sandboxLabels.ts";
 import { isDns1123Label, sandboxNameFor } from "./sandboxNames.ts";
-import { boxStateOf, notReadyReason } from "./sandboxStatus.ts";
+import { boxStateOf, notReadyReason, operatingModeOf } from "./sandboxStatus.ts";
 
 /** How long the one read that diagnoses a box that never served may take. */
 const DIAGNOSIS_MS = 5_000;
@@ -143,10 +143,14 @@ export class KubernetesBackend implements Backend {
    * succeeds can no longer suspend, wake or delete it.
    */
   async #takeOver(op: Operation, sandbox: KubeObject, epoch: number): Promise<void> {
-    const stored = readHolderEpoch(sandbox).epoch;
-    refuseUnlessAllowed({ operation: "create", sandboxName: sandbox.metadata.name, epoch, stored });
-    if (stored !== "unreadable" && stored < epoch)
-      await fencedWrite(this.#client, op, { operation: "create", sandbox, epoch, now: this.#now });
+    // The mode write of the mode it already has: only the fence (refuse, or stamp) remains.
+    await writeOperatingMode(this.#client, op, {
+      operation: "create",
+      sandbox,
+      mode: operatingModeOf(sandbox),
+      epoch,
+      now: this.#now,
+    });
   }
 
   ready(instanceId: string, options: ReadyOptions): Promise<BoxClient> {
