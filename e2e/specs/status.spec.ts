@@ -10,7 +10,7 @@ const newestMigration =
     .sort()
     .at(-1) ?? "";
 
-test("the status page shows the build, the database engine and the latest migration to anyone", async ({
+test("the status page shows the build, the database engine, the latest migration and whether the archive store answers to anyone", async ({
   page,
 }, testInfo) => {
   await page.goto("/status");
@@ -24,18 +24,23 @@ test("the status page shows the build, the database engine and the latest migrat
   await expect(page.getByTestId("latest-migration")).toHaveText(
     new RegExp(`^${newestMigration} \\(applied \\d{4}-`),
   );
-  // Where the database is, and what server it runs, are for workspace admins only.
+  await expect(page.getByTestId("archive-store")).toHaveText("Folder, reachable");
+  // Where the database and the archives are, and what server it runs, are for admins only.
   await expect(page.getByTestId("database-version")).toHaveCount(0);
   await expect(page.getByTestId("database-url")).toHaveCount(0);
+  await expect(page.getByTestId("archive-location")).toHaveCount(0);
 
   await expectPageShown(page, testInfo, { name: "status", heading: "Berth" });
 });
 
-test("a workspace admin also sees the database's server and its redacted URL", async ({ page }) => {
+test("a workspace admin also sees the database's server, its redacted URL and where the archives are", async ({
+  page,
+}) => {
   await signIn(page);
   await page.goto("/status");
   await expect(page.getByTestId("database-version")).toHaveText(/^PostgreSQL \d+/);
   // The e2e database is a testkit clone; its URL is shown with the password redacted.
   await expect(page.getByTestId("database-url")).toHaveText(/berth_test_/);
   await expect(page.getByTestId("database-url")).not.toHaveText(/:postgres@/);
+  await expect(page.getByTestId("archive-location")).toHaveText(/^file:\/\/\/.+\/archives$/);
 });

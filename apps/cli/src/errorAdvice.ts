@@ -10,7 +10,7 @@ export interface ErrorScope {
 /** How the CLI answers one server code: why it exits, and what to do next. */
 interface Advice {
   /** The exit reason when the server says the call is not worth retrying as it is. */
-  readonly reason: Exclude<ExitReason, "ok" | "unreachable">;
+  readonly reason: Exclude<ExitReason, "ok" | "unreachable" | "storeUnreachable">;
   readonly hint: (scope: ErrorScope) => string;
 }
 

@@ -12,6 +12,7 @@ export const exitCodes = {
   blocked: 6,
   retry: 7,
   unreachable: 8,
+  storeUnreachable: 9,
 } as const;
 
 export type ExitReason = keyof typeof exitCodes;
@@ -28,6 +29,8 @@ export const exitCodeMeanings: Readonly<Record<ExitReason, string>> = {
   blocked: "blocked: the session's workspace cannot be restored; an admin must restore a revision",
   retry: "retryable: the box was lost, fenced or unavailable; run the same command again",
   unreachable: "the server could not be reached: check --url / BERTH_URL and that Berth runs",
+  storeUnreachable:
+    "the archive store does not answer (`berth archives store`): captures and restores fail until it is back",
 };
 
 /** The exit-code table as help text. */

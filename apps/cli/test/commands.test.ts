@@ -1,5 +1,6 @@
-import { readFile, rm, stat, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { killBox } from "@berth/sandbox/testing";
 import { describe, expect, it } from "vitest";
 import { leaseOf } from "./support/leases.ts";
@@ -322,6 +323,33 @@ describe("berth, signed in", () => {
     // The first revision has the second commit's README but not the file written after it.
     expect((await world.berth(["cat", "README.md"])).stdout).toBe("two\n");
     expect((await world.berth(["cat", "later.txt"])).code).toBe(5);
+  });
+
+  it("archives store tells that the store answers and where it is; one that does not exits 9, saying what to check", async () => {
+    const world = served.current;
+    const archives = join(world.dataDir, "archives");
+    const location = pathToFileURL(archives).href;
+    const store = await world.berth(["archives", "store", "--json"]);
+    expect(store.code, store.stderr).toBe(0);
+    expect(store.json()).toEqual({ kind: "filesystem", reachable: true, location });
+    expect((await world.berth(["archives", "store"])).stdout).toBe(
+      `Archive store: folder, reachable.\nArchives at ${location}.\n`,
+    );
+
+    // The disk gone from under it: the folder moved away, a file where it was.
+    await rename(archives, `${archives}.away`);
+    await writeFile(archives, "");
+    try {
+      const down = await world.berth(["archives", "store"]);
+      expect(down.code).toBe(9);
+      expect(down.stdout).toContain("Archive store: folder, unreachable.");
+      expect(down.stderr).toMatch(
+        /does not answer: cannot write archives under .*check that it is a folder this process may write/,
+      );
+    } finally {
+      await rm(archives);
+      await rename(`${archives}.away`, archives);
+    }
   });
 
   it("archives restore of a live box keeps its workspace as a revision of its own, then serves the one asked", async () => {

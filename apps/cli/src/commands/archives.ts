@@ -1,3 +1,4 @@
+import type { RouterOutputs } from "@berth/api";
 import type { Command } from "commander";
 import type { CliContext, SessionConnection } from "../context.ts";
 import { CliError, usageError } from "../errors.ts";
@@ -36,6 +37,33 @@ export function registerArchives(program: Command, cli: CliContext): void {
         ]);
         return `${table(["", "REVISION", "GEN", "SIZE", "FILES", "STATUS", "CREATED"], rows)}\n${state}`;
       });
+    });
+
+  archives
+    .command("store")
+    .description("Whether the archive store answers; to admins, where it is and what is wrong")
+    .addHelpText(
+      "after",
+      "\nExits 9 when the store does not answer: captures and restores fail until it is back.",
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const { client } = await cli.connect();
+      const store = (await client.status.get.query()).archiveStore;
+      if (store === null)
+        throw new CliError({
+          reason: "notFound",
+          code: "no_archive_store",
+          message: "This Berth keeps no archives.",
+          hint: "Its server runs without box services: see the README's Archive stores.",
+        });
+      cli.output(command).result(store, () => describeStore(store).join("\n"));
+      if (!store.reachable)
+        throw new CliError({
+          reason: "storeUnreachable",
+          code: "archive_store_unreachable",
+          message: `The archive store does not answer${store.problem === undefined ? "." : `: ${store.problem}`}`,
+          hint: "Captures and restores fail until it is back; a workspace admin sees where it is and why.",
+        });
     });
 
   withSession(archives.command("capture"))
@@ -103,6 +131,25 @@ export function registerArchives(program: Command, cli: CliContext): void {
           : `Selected ${selected.selectedRevision ?? "an empty workspace"}; the next call on the box restores it.`,
       );
     });
+}
+
+type ArchiveStoreView = NonNullable<RouterOutputs["status"]["get"]["archiveStore"]>;
+
+const storeNames: Record<ArchiveStoreView["kind"], string> = {
+  filesystem: "folder",
+  s3: "S3 bucket",
+};
+
+/** The store's lines: its kind and health, then (told to admins) where it is. */
+function describeStore(store: ArchiveStoreView): string[] {
+  const lines = [
+    `Archive store: ${storeNames[store.kind]}, ${store.reachable ? "reachable" : "unreachable"}.`,
+  ];
+  if (store.location !== undefined)
+    lines.push(
+      `Archives at ${store.location}${store.endpoint === undefined ? "" : ` (${store.endpoint})`}.`,
+    );
+  return lines;
 }
 
 /**

@@ -1,5 +1,6 @@
 "use client";
 
+import type { RouterOutputs } from "@berth/api";
 import { Skeleton } from "@berth/ui/skeleton";
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
@@ -8,7 +9,7 @@ import { ErrorAlert } from "./errorAlert.tsx";
 import { Section } from "./section.tsx";
 
 /** As many placeholder lines as the panel has facts. */
-const factLines = [0, 1, 2, 3, 4, 5];
+const factLines = [0, 1, 2, 3, 4, 5, 6];
 
 /** One row of the facts list: a name, then its value (monospace for identifiers). */
 function Fact({
@@ -35,6 +36,34 @@ function Fact({
   );
 }
 
+type ArchiveStoreView = NonNullable<RouterOutputs["status"]["get"]["archiveStore"]>;
+
+const storeNames: Record<ArchiveStoreView["kind"], string> = {
+  filesystem: "Folder",
+  s3: "S3 bucket",
+};
+
+/** The archive store: its kind and whether it answers; where, and what is wrong, to admins. */
+function ArchiveStoreFacts({ store }: { store: ArchiveStoreView }) {
+  return (
+    <>
+      <Fact name="Archive store" testId="archive-store">
+        {`${storeNames[store.kind]}, ${store.reachable ? "reachable" : "unreachable: captures and restores fail until it is back"}`}
+      </Fact>
+      {store.location === undefined ? null : (
+        <Fact name="Archives at" mono testId="archive-location">
+          {store.endpoint === undefined ? store.location : `${store.location} (${store.endpoint})`}
+        </Fact>
+      )}
+      {store.problem === undefined ? null : (
+        <Fact name="Store problem" testId="archive-problem">
+          {store.problem}
+        </Fact>
+      )}
+    </>
+  );
+}
+
 /** The status procedure's answer, as a list of facts. */
 export function StatusPanel() {
   const trpc = useTRPC();
@@ -55,7 +84,7 @@ export function StatusPanel() {
   return (
     <Section
       title="Status"
-      description="The build serving this page and the database it uses (its server and address only for workspace admins)."
+      description="The build serving this page, the database it uses and the archive store (where they are only for workspace admins)."
     >
       <dl>
         <Fact name="Version" testId="version">
@@ -83,6 +112,7 @@ export function StatusPanel() {
             ? "none applied"
             : `${data.latestMigration.name} (applied ${data.latestMigration.appliedAt.toISOString()})`}
         </Fact>
+        {data.archiveStore === null ? null : <ArchiveStoreFacts store={data.archiveStore} />}
       </dl>
     </Section>
   );

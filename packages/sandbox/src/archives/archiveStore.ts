@@ -35,6 +35,23 @@ export interface AbandonedSweep {
   readonly deferred: number;
 }
 
+/**
+ * Whether a store answers now, and where it is: a URL naming no credentials (`file:///…`,
+ * `s3://bucket/prefix`, with the endpoint when one is set). `problem` says what failed and what
+ * to check; captures and restores fail the same way until it is mended.
+ */
+export type ArchiveStoreHealth =
+  | { readonly reachable: true; readonly location: string; readonly endpoint?: string }
+  | {
+      readonly reachable: false;
+      readonly location: string;
+      readonly endpoint?: string;
+      readonly problem: string;
+    };
+
+/** A store's health with its kind: what `/status` tells of it. */
+export type ArchiveStoreStatus = ArchiveStoreHealth & { readonly kind: ArchiveStore["kind"] };
+
 export const archiveStoreErrorCodes = ["not_found", "exists", "invalid_key", "io"] as const;
 export type ArchiveStoreErrorCode = (typeof archiveStoreErrorCodes)[number];
 
@@ -74,6 +91,11 @@ export interface ArchiveStore {
   open(key: string): Promise<{ readonly sizeBytes: number; readonly body: Readable }>;
   /** Deletes a blob; a missing one counts as deleted. */
   remove(key: string): Promise<void>;
+  /**
+   * Probes the storage as a capture would reach it, answering within about `timeoutMs`
+   * (default 3 s); never throws — an unreachable store is an answer.
+   */
+  health(options?: { readonly timeoutMs?: number }): Promise<ArchiveStoreHealth>;
 }
 
 /** Keys are `/`-separated names of letters, digits, `.`, `_` and `-`, each starting with a letter or digit. */

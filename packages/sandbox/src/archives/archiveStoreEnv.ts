@@ -91,6 +91,7 @@ export function archiveStoreFromEnv(env: ArchiveStoreEnv, db?: DbClient): Archiv
         client: createS3Client(location),
         bucket: location.bucket,
         prefix: location.prefix,
+        ...(location.endpoint === undefined ? {} : { endpoint: location.endpoint }),
         ...(db === undefined ? {} : { db }),
       });
   }

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../testing/manualClock.ts";
 import type { PendingBlobTag } from "./archiveStore.ts";
@@ -70,6 +71,16 @@ describeArchiveStoreContract("filesystem", async () => {
     pendingCount: pendingIn,
     // A writer killed mid-capture: its part, and its lock naming a process that is gone.
     abandon: (tag) => leaveIn(folder, randomUUID(), { ...deadHolder(), tag }),
+    location: pathToFileURL(folder).href,
+    // The disk gone from under it: its folder moved away, a file where it was.
+    outage: async () => {
+      await rename(folder, `${folder}.away`);
+      await writeFile(folder, "not a folder");
+      return async () => {
+        await rm(folder);
+        await rename(`${folder}.away`, folder);
+      };
+    },
     dispose: () => rm(folder, { recursive: true, force: true }),
   };
 });

@@ -1,14 +1,25 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { link, mkdir, open, readdir, stat, unlink, type FileHandle } from "node:fs/promises";
+import { constants, createReadStream } from "node:fs";
+import {
+  access,
+  link,
+  mkdir,
+  open,
+  readdir,
+  stat,
+  unlink,
+  type FileHandle,
+} from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Writable, type Readable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import type { Clock } from "../clock.ts";
 import {
   ArchiveStoreError,
   checkArchiveKey,
   type AbandonedSweep,
   type ArchiveStore,
+  type ArchiveStoreHealth,
   type BlobDigest,
   type PendingBlob,
   type PendingBlobTag,
@@ -202,6 +213,27 @@ export class FilesystemArchiveStore implements ArchiveStore {
       throw new ArchiveStoreError("io", `could not open ${key}: ${String(error)}`, {
         cause: error,
       });
+    }
+  }
+
+  /**
+   * Reachable when its pending-blob folder exists (made as a capture would make it) and this
+   * process may write there: what every capture needs first.
+   */
+  async health(): Promise<ArchiveStoreHealth> {
+    const location = pathToFileURL(this.#root).href;
+    const folder = join(this.#root, TEMP_FOLDER);
+    try {
+      await mkdir(folder, { recursive: true });
+      await access(folder, constants.W_OK);
+      return { reachable: true, location };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? "error";
+      return {
+        reachable: false,
+        location,
+        problem: `cannot write archives under ${this.#root} (${code}): check that it is a folder this process may write, on a mounted disk`,
+      };
     }
   }
 

@@ -16,6 +16,8 @@ export { ArchiveStoreError, checkArchiveKey } from "./archiveStore.ts";
 export type {
   AbandonedSweep,
   ArchiveStore,
+  ArchiveStoreHealth,
+  ArchiveStoreStatus,
   BlobDigest,
   PendingBlob,
   PendingBlobTag,

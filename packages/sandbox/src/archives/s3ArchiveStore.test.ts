@@ -35,6 +35,7 @@ function s3Fixture() {
   const store = new S3ArchiveStore({
     client,
     bucket,
+    endpoint: server().endpoint,
     prefix,
     db,
     partSizeBytes: 5 * 1024 * 1024,
@@ -74,6 +75,11 @@ describeArchiveStoreContract("s3 (s3rver)", () => {
         data: { id, bucket, objectKey, owner: deadOwner(), ...tag },
       });
     },
+    location: `s3://${bucket}/${fixture.prefix}`,
+    outage: async () => {
+      await server().stop();
+      return () => server().restart();
+    },
     dispose: () => {
       client.destroy();
       return Promise.resolve();
@@ -91,6 +97,41 @@ describe("the S3 archive store, beyond the contract", () => {
   afterEach(async () => {
     await server().restart();
     for (const client of clients.splice(0)) client.destroy();
+  });
+
+  it("tells what to check when its health probe fails: the endpoint, the bucket, the credentials", async () => {
+    const endpoint = server().endpoint;
+    const storeWith = (bucket: string, credentials: TestS3Server["credentials"]) => {
+      const client = createS3Client({
+        endpoint,
+        region: server().region,
+        forcePathStyle: true,
+        credentials,
+      });
+      clients.push(client);
+      return new S3ArchiveStore({ client, bucket, endpoint, prefix: "p" });
+    };
+    const known = server().credentials;
+
+    expect(await storeWith("no-such-bucket", known).health()).toEqual({
+      reachable: false,
+      location: "s3://no-such-bucket/p",
+      endpoint,
+      problem: `bucket "no-such-bucket" does not exist at ${endpoint}: create it, or fix BERTH_ARCHIVE_URL`,
+    });
+    const denied = await storeWith(server().bucket, {
+      accessKeyId: "NOT-A-KEY",
+      secretAccessKey: "x",
+    }).health();
+    expect(denied).toMatchObject({ reachable: false, endpoint });
+    expect(denied.reachable ? "" : denied.problem).toMatch(
+      /refused access .*check the credentials/,
+    );
+    await server().stop();
+    const down = await storeWith(server().bucket, known).health({ timeoutMs: 1_000 });
+    expect(down.reachable ? "" : down.problem).toMatch(
+      new RegExp(`^cannot reach ${endpoint} \\(ECONNREFUSED\\)|did not answer within 1000 ms`),
+    );
   });
 
   it("records an upload with its owner before its first byte, its upload id before its first part, and forgets it on commit", async () => {

@@ -3,17 +3,19 @@ import type { Readable } from "node:stream";
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
+  HeadBucketCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { DbClient } from "@berth/db";
 import type {
   AbandonedSweep,
   ArchiveStore,
+  ArchiveStoreHealth,
   BlobDigest,
   PendingBlob,
   PendingBlobTag,
 } from "./archiveStore.ts";
-import { isNotFound, toStoreError } from "./s3Errors.ts";
+import { describeS3Problem, isNotFound, toStoreError } from "./s3Errors.ts";
 import { S3Location } from "./s3Location.ts";
 import { beginUpload, type UploadShape } from "./s3PendingBlob.ts";
 import { openResumable } from "./s3ResumableRead.ts";
@@ -23,6 +25,8 @@ export interface S3ArchiveStoreOptions {
   /** A client of the S3-compatible service (see createS3Client). */
   readonly client: S3Client;
   readonly bucket: string;
+  /** The endpoint the client was made for, as health tells it; absent means AWS itself. */
+  readonly endpoint?: string;
   /** The folder of the bucket this store keeps to; default the bucket's root. */
   readonly prefix?: string;
   /** Upload part size; default 8 MiB (S3's minimum is 5 MiB; 10,000 parts make 80 GB). */
@@ -47,6 +51,7 @@ export class S3ArchiveStore implements ArchiveStore {
   readonly kind = "s3" as const;
   readonly #client: S3Client;
   readonly #location: S3Location;
+  readonly #endpoint: string | undefined;
   readonly #shape: UploadShape;
   readonly #ledger: S3UploadLedger | undefined;
   /** Pending uploads waiting for their multipart upload id, by temporary key. */
@@ -55,6 +60,7 @@ export class S3ArchiveStore implements ArchiveStore {
   constructor(options: S3ArchiveStoreOptions) {
     this.#client = options.client;
     this.#location = new S3Location(options.bucket, options.prefix ?? "");
+    this.#endpoint = options.endpoint;
     this.#shape = {
       partSizeBytes: options.partSizeBytes ?? 8 * 1024 * 1024,
       queueSize: options.queueSize ?? 2,
@@ -161,6 +167,31 @@ export class S3ArchiveStore implements ArchiveStore {
       objectKey: this.#location.contentKey(key),
       key,
     });
+  }
+
+  /**
+   * Asks for the bucket (HeadBucket: the least a capture needs to be answered) within
+   * `timeoutMs`, the SDK's own retries included.
+   */
+  async health(options: { readonly timeoutMs?: number } = {}): Promise<ArchiveStoreHealth> {
+    const timeoutMs = options.timeoutMs ?? 3_000;
+    const where = {
+      location: this.#location.url,
+      ...(this.#endpoint === undefined ? {} : { endpoint: this.#endpoint }),
+    };
+    try {
+      await this.#client.send(new HeadBucketCommand({ Bucket: this.#location.bucket }), {
+        abortSignal: AbortSignal.timeout(timeoutMs),
+      });
+      return { reachable: true, ...where };
+    } catch (error) {
+      const problem = describeS3Problem(error, {
+        bucket: this.#location.bucket,
+        endpoint: this.#endpoint ?? "AWS S3",
+        timeoutMs,
+      });
+      return { reachable: false, ...where, problem };
+    }
   }
 
   async remove(key: string): Promise<void> {

@@ -17,6 +17,11 @@ export class S3Location {
     this.#root = trimmed === "" ? "" : `${trimmed}/`;
   }
 
+  /** `s3://bucket/prefix`: where the store is, as BERTH_ARCHIVE_URL names it. */
+  get url(): string {
+    return `s3://${this.bucket}/${this.#root.replace(/\/$/, "")}`;
+  }
+
   /** The object key of archive key `key` (refused with `invalid_key` when it is not one). */
   contentKey(key: string): string {
     return this.#root + checkArchiveKey(key).join("/");

@@ -9,7 +9,7 @@ import type { CaptureResult } from "../reaper/drainPort.ts";
 import type { BackendRegistry } from "../spawner/backendRegistry.ts";
 import { archiveKey, compressor } from "./archiveFormat.ts";
 import { findArchive, pruneArchives } from "./archiveRows.ts";
-import type { ArchiveStore, BlobDigest, PendingBlob } from "./archiveStore.ts";
+import type { ArchiveStore, ArchiveStoreStatus, BlobDigest, PendingBlob } from "./archiveStore.ts";
 import { throttled, type ArchiveProgress, type ProgressListener } from "./progress.ts";
 
 export interface ArchiverOptions {
@@ -69,6 +69,11 @@ export class WorkspaceArchiver {
     this.#keep = parsed.keepRevisions;
     this.#maxAttempts = parsed.maxAttempts;
     this.#onProgress = options.onProgress;
+  }
+
+  /** Where captures go, whether it answers now (see ArchiveStore.health), and its kind. */
+  async storeHealth(): Promise<ArchiveStoreStatus> {
+    return { kind: this.#store.kind, ...(await this.#store.health()) };
   }
 
   /** Captures and publishes `lease`'s box; `actor` names who asked (reaper, checkpoint, admin). */

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import { RecoveryActions } from "../admin/recoveryActions.ts";
+import type { ArchiveStoreStatus } from "../archives/archiveStore.ts";
 import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import { isBlocked } from "../lease/blocking.ts";
 import type { AcquireOutcome } from "../lease/errors.ts";
@@ -77,6 +78,7 @@ export class BoxAccess {
   readonly #backends: BackendRegistry;
   readonly #spawner: SpawnerSystem;
   readonly #archiver: WorkspaceArchiver | undefined;
+  #storeProbe: Promise<ArchiveStoreStatus> | undefined;
   readonly #touchEveryMs: number;
   readonly #releasing = new Set<Promise<void>>();
   readonly #recovery: RecoveryActions;
@@ -111,6 +113,18 @@ export class BoxAccess {
   /** The backend kinds this process serves: a session naming another is refused at create. */
   backendKinds(): readonly BackendKind[] {
     return this.#backends.kinds();
+  }
+
+  /**
+   * The archive store's health, or null when this process captures nothing. Calls at once share
+   * one probe: a burst of status requests costs the store one request.
+   */
+  archiveStore(): Promise<ArchiveStoreStatus | null> {
+    if (this.#archiver === undefined) return Promise.resolve(null);
+    this.#storeProbe ??= this.#archiver.storeHealth().finally(() => {
+      this.#storeProbe = undefined;
+    });
+    return this.#storeProbe;
   }
 
   /** Refuses a backend this process cannot serve (BackendNotConfiguredError), writing nothing. */

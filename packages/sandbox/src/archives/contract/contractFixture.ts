@@ -10,6 +10,13 @@ export interface ArchiveStoreContractFixture {
    * cannot stage a dead writer yet leave it out, and the sweep tests that need it are skipped.
    */
   readonly abandon?: (tag: PendingBlobTag) => Promise<void>;
+  /** Where the store says it is (its health's `location`). */
+  readonly location: string;
+  /**
+   * Cuts the store off from its storage, as an outage would (a server stopped, a disk gone);
+   * answers how to bring it back.
+   */
+  outage(): Promise<() => Promise<void>>;
   /** Removes what the fixture made. */
   dispose(): Promise<void>;
 }

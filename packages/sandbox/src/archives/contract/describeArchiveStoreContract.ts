@@ -199,5 +199,33 @@ export function describeArchiveStoreContract(name: string, setup: ArchiveStoreCo
       });
       expect(told).toEqual([tag]);
     });
+    it("tells where it is and that it answers", async () => {
+      expect(await store().health()).toMatchObject({ reachable: true, location: fix().location });
+    });
+
+    it("tells it does not answer, and what to check, while cut off; answers again once back", async () => {
+      const { location } = fix();
+      const back = await fix().outage();
+      try {
+        const health = await store().health({ timeoutMs: 2_000 });
+        expect(health).toMatchObject({ reachable: false, location });
+        expect(health.reachable ? "" : health.problem).toMatch(/check/);
+        // The capture a health report warns of fails as a store error, not a crash.
+        const failed = await store()
+          .begin()
+          .then(async (pending) => {
+            pending.sink.end(Buffer.from("bytes"));
+            await pending.commit("k/cut-off");
+          })
+          .then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+        expect(failed).toBeInstanceOf(Error);
+      } finally {
+        await back();
+      }
+      expect(await store().health()).toMatchObject({ reachable: true, location });
+    });
   });
 }
