@@ -90,15 +90,15 @@ export async function beginUpload(input: {
   digest.catch(() => undefined);
 
   /**
-   * Deletes the temporary object, then the upload's row; a failed delete keeps the row (its
-   * heartbeat stopped) so a sweep after this process removes the object.
+   * Deletes the temporary object, then the upload's row; a failed delete gives the row up, so
+   * the next sweep aborts the upload and removes the object.
    */
   const dropTemp = async (): Promise<void> => {
     stopWatching();
     try {
       await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: tempKey }));
     } catch {
-      record?.abandon();
+      await record?.abandon();
       return;
     }
     await record?.release().catch(() => undefined);

@@ -22,8 +22,11 @@ export interface UploadRecord {
   setUploadId(uploadId: string): Promise<void>;
   /** Stops the heartbeat and deletes the row: nothing of the capture is left in the bucket. */
   release(): Promise<void>;
-  /** Stops the heartbeat only: something of it may be left, for a sweep after this process. */
-  abandon(): void;
+  /**
+   * Gives the upload up: something of it may be left in the bucket, for the next sweep to
+   * abort and delete. Never throws.
+   */
+  abandon(): Promise<void>;
 }
 
 /**
@@ -73,8 +76,14 @@ export class S3UploadLedger {
         clearInterval(heartbeat);
         await db.archiveUpload.deleteMany({ where: { id } });
       },
-      abandon: () => {
+      abandon: async () => {
         clearInterval(heartbeat);
+        // An owner of JSON null is no live holder: the next sweep, on any host, takes the row.
+        // With the database down too, the row keeps this process as owner, and waits for it
+        // to end.
+        await db.$executeRaw`UPDATE archive_uploads SET owner = 'null'::jsonb WHERE id = ${id}::uuid`.catch(
+          () => undefined,
+        );
       },
     };
   }
