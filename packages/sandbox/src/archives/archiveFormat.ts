@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { createGzip, type Gzip } from "node:zlib";
 
 /**
@@ -13,12 +12,11 @@ export function compressor(): Gzip {
   return createGzip({ level: GZIP_LEVEL, chunkSize: 256 * 1024 });
 }
 
-/** One capture's blob key: unique per capture, so a key is never shared by two archive rows. */
-export function archiveKey(input: {
-  readonly workspaceId: string;
-  readonly leaseId: string;
-  readonly revision: string;
-}): string {
-  const capture = randomUUID().slice(0, 8);
-  return `workspaces/${input.workspaceId}/leases/${input.leaseId}/${input.revision}-${capture}.tar.gz`;
+/**
+ * A blob's key is its content address: the sha256 of its bytes. Rows of the same bytes, in any
+ * lease, share it (sharedBlobs.ts says when one may be deleted).
+ */
+export function blobKey(sha256: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`not a sha256: ${sha256}`);
+  return `blobs/sha256/${sha256}`;
 }

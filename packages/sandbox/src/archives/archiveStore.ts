@@ -87,6 +87,8 @@ export interface ArchiveStore {
   sweepAbandoned(onAbandoned?: (tag: PendingBlobTag) => Promise<void>): Promise<AbandonedSweep>;
   /** The size and sha256 of the stored bytes, read end to end; `not_found` when missing. */
   digest(key: string, onBytes?: (bytesDone: number) => void): Promise<BlobDigest>;
+  /** Whether a blob is stored under `key`, without reading it. */
+  exists(key: string): Promise<boolean>;
   /** Reads a blob; `not_found` when there is none under `key`. */
   open(key: string): Promise<{ readonly sizeBytes: number; readonly body: Readable }>;
   /** Deletes a blob; a missing one counts as deleted. */

@@ -237,6 +237,18 @@ export class FilesystemArchiveStore implements ArchiveStore {
     }
   }
 
+  async exists(key: string): Promise<boolean> {
+    const path = this.#path(key);
+    try {
+      return (await stat(path)).isFile();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw new ArchiveStoreError("io", `could not look for ${key}: ${String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
   async remove(key: string): Promise<void> {
     try {
       await unlink(this.#path(key));
@@ -255,14 +267,6 @@ export class FilesystemArchiveStore implements ArchiveStore {
   ): Promise<AbandonedSweep> {
     const names = await readdir(join(this.#root, TEMP_FOLDER)).catch(() => []);
     return this.#sweeper.sweep(pendingIds(names), onAbandoned);
-  }
-
-  /** Whether a blob exists (tests and diagnostics). */
-  async has(key: string): Promise<boolean> {
-    return stat(this.#path(key)).then(
-      () => true,
-      () => false,
-    );
   }
 
   #path(key: string): string {

@@ -17,7 +17,7 @@ import type {
 } from "./archiveStore.ts";
 import { describeS3Problem, isNotFound, toStoreError } from "./s3Errors.ts";
 import { S3Location } from "./s3Location.ts";
-import { beginUpload, type UploadShape } from "./s3PendingBlob.ts";
+import { beginUpload, objectExists, type UploadShape } from "./s3PendingBlob.ts";
 import { openResumable } from "./s3ResumableRead.ts";
 import { S3UploadLedger } from "./s3UploadLedger.ts";
 
@@ -192,6 +192,10 @@ export class S3ArchiveStore implements ArchiveStore {
       });
       return { reachable: false, ...where, problem };
     }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return await objectExists(this.#client, this.#location.bucket, this.#location.contentKey(key));
   }
 
   async remove(key: string): Promise<void> {

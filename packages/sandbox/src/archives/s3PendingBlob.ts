@@ -119,7 +119,7 @@ export async function beginUpload(input: {
         await digest;
         // S3 has no put-if-absent copy every server speaks: look first. Two captures of the
         // same key racing between the look and the copy both store the same content address.
-        if (await exists(client, location.bucket, target)) {
+        if (await objectExists(client, location.bucket, target)) {
           throw new ArchiveStoreError("exists", `an archive blob already exists under ${key}`);
         }
         await client.send(
@@ -147,12 +147,17 @@ export async function beginUpload(input: {
   };
 }
 
-async function exists(client: S3Client, bucket: string, key: string): Promise<boolean> {
+/** Whether `key` is an object of `bucket` (a HeadObject); other failures are store errors. */
+export async function objectExists(
+  client: S3Client,
+  bucket: string,
+  key: string,
+): Promise<boolean> {
   try {
     await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return true;
   } catch (error) {
     if (isNotFound(error)) return false;
-    throw error;
+    throw toStoreError(error, `look for ${key}`);
   }
 }

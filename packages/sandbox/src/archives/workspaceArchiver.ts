@@ -7,10 +7,17 @@ import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import type { CaptureResult } from "../reaper/drainPort.ts";
 import type { BackendRegistry } from "../spawner/backendRegistry.ts";
-import { archiveKey, compressor } from "./archiveFormat.ts";
+import { blobKey, compressor } from "./archiveFormat.ts";
 import { findArchive, pruneArchives } from "./archiveRows.ts";
-import type { ArchiveStore, ArchiveStoreStatus, BlobDigest, PendingBlob } from "./archiveStore.ts";
+import {
+  ArchiveStoreError,
+  type ArchiveStore,
+  type ArchiveStoreStatus,
+  type BlobDigest,
+  type PendingBlob,
+} from "./archiveStore.ts";
 import { throttled, type ArchiveProgress, type ProgressListener } from "./progress.ts";
+import { BlobVanishedError, SharedBlobs } from "./sharedBlobs.ts";
 
 export interface ArchiverOptions {
   readonly resources: LeaseResources;
@@ -50,6 +57,7 @@ export class WorkspaceArchiver {
   readonly #resources: LeaseResources;
   readonly #backends: BackendRegistry;
   readonly #store: ArchiveStore;
+  readonly #blobs: SharedBlobs;
   readonly #recovery: RecoverySystem;
   readonly #leases: LeaseSystem;
   readonly #keep: number;
@@ -64,6 +72,11 @@ export class WorkspaceArchiver {
     this.#resources = options.resources;
     this.#backends = options.backends;
     this.#store = options.store;
+    this.#blobs = new SharedBlobs({
+      db: options.resources.db,
+      store: options.store,
+      clock: options.resources.clock,
+    });
     this.#recovery = new RecoverySystem(options.resources);
     this.#leases = new LeaseSystem(options.resources);
     this.#keep = parsed.keepRevisions;
@@ -114,6 +127,12 @@ export class WorkspaceArchiver {
         });
       } catch (error) {
         this.#onProgress?.({ ...captured.progress, phase: "failed" });
+        // A retention running at once deleted the blob this capture found stored: its bytes
+        // are captured again and stored anew.
+        if (error instanceof BlobVanishedError) {
+          if (attempt < this.#maxAttempts) continue;
+          return { kind: "unavailable", reason: `${error.message}; capture again` };
+        }
         throw error;
       }
       if (published.outcome === "published") {
@@ -218,18 +237,31 @@ export class WorkspaceArchiver {
       leaseId: lease.id,
       revision: captured.revision,
     });
-    const storageKey = archiveKey({ ...base, revision: captured.revision });
-    await captured.pending.commit(storageKey);
-    const published = await this.#recovery.publishArchive({
-      ...base,
-      archive: { ...captured.digest, fileCount: captured.fileCount, storageKey },
-    });
-    // Deleted only on a definite answer: if the call failed, the row may exist, and a blob
-    // left unreferenced is harmless where a row without its blob would block a restore.
+    const storageKey = blobKey(captured.digest.sha256);
+    await this.#blobs.dropKnownBad(storageKey);
+    try {
+      await captured.pending.commit(storageKey);
+    } catch (error) {
+      // The same bytes are stored already (the key is their sha256): this capture shares them.
+      if (!(error instanceof ArchiveStoreError && error.code === "exists")) throw error;
+    }
+    const published = await this.#blobs.publishWith(storageKey, (within) =>
+      this.#recovery.publishArchive(
+        { ...base, archive: { ...captured.digest, fileCount: captured.fileCount, storageKey } },
+        within,
+      ),
+    );
+    // Deleted only on a definite answer, and only when no row refers to it: if the call failed,
+    // the row may exist, and a blob left unreferenced is harmless where a row without its blob
+    // would block a restore.
     if (published.outcome === "lost" || published.stored === "existing") {
-      await this.#store.remove(storageKey);
-    } else if (previous !== null && previous.status !== "available") {
-      await this.#store.remove(previous.storageKey);
+      await this.#blobs.removeUnreferenced(storageKey);
+    } else if (
+      previous !== null &&
+      previous.status !== "available" &&
+      previous.storageKey !== storageKey
+    ) {
+      await this.#blobs.removeUnreferenced(previous.storageKey);
     }
     return published;
   }
@@ -240,8 +272,9 @@ export class WorkspaceArchiver {
       leaseId: lease.id,
       keep: this.#keep,
     });
-    // The rows are gone; a blob left behind by a failed delete is unreferenced, never wrong.
-    await Promise.allSettled(keys.map((key) => this.#store.remove(key)));
+    // The rows are gone; each blob goes unless another row (of any lease) shares it. One left
+    // behind by a failed delete is unreferenced, never wrong.
+    await Promise.allSettled([...new Set(keys)].map((key) => this.#blobs.removeUnreferenced(key)));
   }
 
   async #isGone(lease: LeaseSnapshot, instanceId: string): Promise<boolean> {

@@ -1,3 +1,4 @@
+import type { DbClientOrTx } from "@berth/db";
 import { z } from "zod";
 import type { CasOutcome } from "./errors.ts";
 import type { LeaseSnapshot } from "./snapshot.ts";
@@ -133,11 +134,18 @@ export class RecoverySystem {
    * flight, `blob_required` when `archive` is null and the lease has no such revision. Published
    * with reason `deduplicated` when an equal revision won the race: the new blob is not used.
    */
-  async publishArchive(input: PublishArchiveInput): Promise<PublishOutcome> {
+  async publishArchive(
+    input: PublishArchiveInput,
+    /**
+     * Publishes inside the caller's transaction, at a time it read before opening it: no other
+     * connection is used meanwhile (on the embedded database one open transaction holds them all).
+     */
+    within?: { readonly tx: DbClientOrTx; readonly now: Date },
+  ): Promise<PublishOutcome> {
     const a = parseInput(publishSchema, input);
-    const now = await this.#resources.clock.now();
+    const now = within?.now ?? (await this.#resources.clock.now());
     const row = await callLeaseFunctionOnce(
-      this.#resources.db,
+      within?.tx ?? this.#resources.db,
       Prisma.sql`berth_lease_publish_archive(${a.workspaceId}::uuid, ${a.leaseId}::uuid,
         ${a.expectedEpoch}::int, ${a.instanceId}, ${a.generation}::int, ${a.revision},
         ${a.archive === null ? null : JSON.stringify(a.archive)}::jsonb, ${a.actor}, ${now}::timestamptz)`,

@@ -1,5 +1,5 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { BoxClient } from "@berth/box-protocol";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RecoveryActions } from "../admin/recoveryActions.ts";
@@ -154,10 +154,25 @@ async function download(client: BoxClient, path: string): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The keys of a lease's archive rows, each checked to be stored. */
 async function blobsOf(leaseId: string): Promise<string[]> {
-  const all: string[] = [];
-  for await (const path of walkFiles(storeRoot)) if (path.includes(leaseId)) all.push(path);
-  return all.sort();
+  const keys = [
+    ...new Set((await listArchives(world.current.db, leaseId)).map((a) => a.storageKey)),
+  ];
+  for (const key of keys) expect(await store.exists(key), key).toBe(true);
+  return keys.sort();
+}
+
+/** Blobs in the store no archive row refers to: what a capture or a retention left behind. */
+async function strayBlobs(): Promise<string[]> {
+  const rows = await world.current.db.workspaceArchive.findMany({ select: { storageKey: true } });
+  const referenced = new Set(rows.map((row) => row.storageKey));
+  const stray: string[] = [];
+  for await (const path of walkFiles(join(storeRoot, "blobs"))) {
+    const key = relative(storeRoot, path);
+    if (!referenced.has(key)) stray.push(key);
+  }
+  return stray;
 }
 
 async function* walkFiles(folder: string): AsyncGenerator<string> {
@@ -211,6 +226,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     const row = await findArchive(w.db, { leaseId: box.lease.id, revision: before.revision });
     expect(row).toMatchObject({ status: "available", generation: 1, fileCount: 4 });
     expect(await blobsOf(box.lease.id)).toHaveLength(1);
+    expect(await strayBlobs()).toEqual([]);
 
     await loseBox(w, s, box);
     const restoreEvents: ArchiveProgress[] = [];
@@ -302,8 +318,13 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     });
     const replaced = await findArchive(w.db, { leaseId: box.lease.id, revision: second.revision });
     expect(replaced).toMatchObject({ status: "available" });
-    expect(replaced?.storageKey).not.toBe(row.storageKey);
-    expect(await store.has(row.storageKey)).toBe(false);
+    // Good bytes under its key again (a blob found wrong is never kept for the same content),
+    // and the bad blob is gone.
+    expect(await store.digest(replaced?.storageKey ?? "")).toEqual({
+      sizeBytes: replaced?.sizeBytes,
+      sha256: replaced?.sha256,
+    });
+    expect(await strayBlobs()).toEqual([]);
 
     // Retention of one still keeps the selected revision beside the current one.
     await writeInBox(w, { session: s, box: recovered }, "printf three > version.txt");
@@ -421,6 +442,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     // The stale first capture stored nothing: one row, one blob.
     expect(await listArchives(w.db, box.lease.id)).toHaveLength(1);
     expect(await blobsOf(box.lease.id)).toHaveLength(1);
+    expect(await strayBlobs()).toEqual([]);
   });
 
   it("a write admitted before a capture starts and landing during it keeps the capture from publishing without it", async () => {
@@ -467,6 +489,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     });
     expect(await listArchives(w.db, box.lease.id)).toMatchObject([{ generation: 2 }]);
     expect(await blobsOf(box.lease.id)).toHaveLength(1);
+    expect(await strayBlobs()).toEqual([]);
   });
 
   it("drain: zero holders → draining → capture → stop → cold; the next acquire restores it", async () => {
@@ -517,7 +540,8 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     const rows = await listArchives(w.db, lease.id);
     expect(rows.map((row) => row.revision)).toEqual([lease.archiveRevision]);
     expect(lease.archiveRevision).toBe((await box.client.manifest()).revision);
-    expect(await blobsOf(lease.id)).toEqual(rows.map((row) => join(storeRoot, row.storageKey)));
+    expect(await blobsOf(lease.id)).toEqual(rows.map((row) => row.storageKey));
+    expect(await strayBlobs()).toEqual([]);
   });
 
   it("the periodic checkpoint captures a warm lease once its writes are quiet, so archiveComplete turns true", async () => {

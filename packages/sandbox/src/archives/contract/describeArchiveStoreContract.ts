@@ -117,6 +117,19 @@ export function describeArchiveStoreContract(name: string, setup: ArchiveStoreCo
       expect(await fix().pendingCount()).toBe(0);
     });
 
+    it("tells whether a blob is stored, without reading it", async () => {
+      expect(await store().exists("k/present")).toBe(false);
+      const { pending } = await write(store(), Buffer.from("present"));
+      expect(await store().exists("k/present")).toBe(false);
+      await pending.commit("k/present");
+      expect(await store().exists("k/present")).toBe(true);
+      // A folder of keys is no blob.
+      expect(await store().exists("k")).toBe(false);
+      await store().remove("k/present");
+      expect(await store().exists("k/present")).toBe(false);
+      await expect(store().exists("../k")).rejects.toMatchObject({ code: "invalid_key" });
+    });
+
     it("answers not_found for a missing blob and treats its removal as done", async () => {
       await expect(store().open("k/none")).rejects.toMatchObject({ code: "not_found" });
       await expect(store().digest("k/none")).rejects.toMatchObject({ code: "not_found" });
