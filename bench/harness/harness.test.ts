@@ -55,7 +55,39 @@ describe("pnpm bench", () => {
   it("refuses an unknown benchmark name, listing the known ones", async () => {
     const run = await bench(["nope", `--root=${fixtures}`]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain("known: broken, missed");
+    expect(run.stderr).toContain("known: broken, missed, options");
+  });
+
+  it("passes a benchmark its option, written --store s3 or --store=s3, and the default when none is given", async () => {
+    for (const args of [
+      ["options", "--store", "s3"],
+      ["--store=s3", "options"],
+    ]) {
+      const run = await bench([...args, `--root=${fixtures}`]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.lastLine).toBe("RESULT options ratio=1 goal=ratio<=1.5 store=s3");
+      // A run on another store keeps its own result file, which names the options it had.
+      const written = JSON.parse(
+        await readFile(join(run.results, "options.store-s3.json"), "utf8"),
+      ) as Record<string, unknown>;
+      expect(written).toMatchObject({ name: "options", options: { store: "s3" } });
+    }
+    const byDefault = await bench(["options", `--root=${fixtures}`]);
+    expect(byDefault.status, byDefault.stderr).toBe(0);
+    expect(byDefault.lastLine).toBe("RESULT options ratio=1 goal=ratio<=1.5 store=filesystem");
+    await readFile(join(byDefault.results, "options.json"), "utf8");
+  });
+
+  it("refuses a value or an option a benchmark does not take, before running anything", async () => {
+    const value = await bench(["options", "--store", "nfs", `--root=${fixtures}`]);
+    expect(value.status).toBe(2);
+    expect(value.stderr).toContain("store");
+    expect(value.stdout).not.toContain("RESULT");
+
+    const option = await bench(["missed", "options", "--store=s3", `--root=${fixtures}`]);
+    expect(option.status).toBe(2);
+    expect(option.stderr).toContain("missed");
+    expect(option.stdout).not.toContain("RESULT");
   });
 
   it("runs the lease benchmark in its short mode: one spawner per herd, and a parseable RESULT", async () => {
