@@ -131,6 +131,18 @@ describe("pnpm bench", () => {
     expect(run.lastLine).toMatch(/ capture_MBps=\d+(\.\d+)? restore_MBps=\d+(\.\d+)? /);
   });
 
+  it("runs the archives benchmark on the S3 store in its short mode: against lib-storage and GetObject, the pre-check and RSS growth reported", async () => {
+    const run = await bench(["archives", "--store", "s3", "--short"]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.lastLine).toMatch(
+      /^RESULT archives ratio=\d+(\.\d+)? goal=ratio<=1\.3,rss_growth_MiB<64 store=s3 /,
+    );
+    expect(run.lastLine).toMatch(/ baseline_upload_ms=\d[\d.]* baseline_download_ms=\d[\d.]* /);
+    expect(run.lastLine).toMatch(/ restore_check_ms=\d[\d.]* /);
+    expect(run.lastLine).toMatch(/ rss_tree_MB=\d[\d.]* rss_growth_MiB=\d[\d.]* /);
+  });
+
   it("runs the services benchmark in its short mode: calls through client, API and boxd, and a parseable RESULT", async () => {
     const run = await bench(["services", "--short"]);
 
