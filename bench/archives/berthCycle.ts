@@ -1,7 +1,7 @@
 import { readdir, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { findArchive, type LeaseSnapshot } from "@berth/sandbox";
-import { boxdPeakMb, withRssGrowth } from "./memory.ts";
+import { boxdPeakMb, RssGrowth, withRssGrowth } from "./memory.ts";
 import { settleDisk, type ArchiveWorld, type BenchSession } from "./world.ts";
 
 /** Where a capture's time goes: connect + boxd's estimate walk, the stream, the publish. */
@@ -33,6 +33,8 @@ export interface BerthRun {
   readonly blobBytes: number;
   readonly benchRssCaptureMb: number;
   readonly benchRssRestoreMb: number;
+  /** The bench process's RSS growth from the capture's start to the restore's end. */
+  readonly benchRssCycleMb: number;
   readonly boxdCaptureMb: number;
   readonly boxdRestoreMb: number;
   /** How the backend isolated the restored box (bubblewrap, or none where it is missing). */
@@ -51,12 +53,14 @@ export async function berthCycle(world: ArchiveWorld, tree: string): Promise<Ber
   // The box's workspace borrows the tree's own files: a copy would write the whole tree again
   // before every timed step, which the tar round never pays, and this disk slows with every
   // gigabyte written.
+  let cycleRss: RssGrowth | undefined;
   const { captured, captureMs, benchRssCaptureMb } = await lendTree(
     tree,
     world.workspaceOf(box.instanceId),
     async () => {
       const warm = await admitSettledWrite(world, { session, lease: box.lease, holderId });
       await settleDisk();
+      cycleRss = RssGrowth.start();
       const began = world.marks.start();
       const [result, rssMb] = await withRssGrowth(() =>
         world.archiver.capture(warm, { actor: "bench" }),
@@ -86,6 +90,7 @@ export async function berthCycle(world: ArchiveWorld, tree: string): Promise<Ber
   const started = world.marks.start();
   const [restored, benchRssRestoreMb] = await withRssGrowth(() => world.spawner.establish(spawned));
   const restoreMs = performance.now() - started;
+  const benchRssCycleMb = cycleRss?.stop() ?? Number.NaN;
   if (restored.lease.selectedRevision !== captured.revision) {
     throw new Error(
       `restored ${String(restored.lease.selectedRevision)}, not ${captured.revision}`,
@@ -106,6 +111,7 @@ export async function berthCycle(world: ArchiveWorld, tree: string): Promise<Ber
     blobBytes: row?.sizeBytes ?? Number.NaN,
     benchRssCaptureMb,
     benchRssRestoreMb,
+    benchRssCycleMb,
     boxdCaptureMb,
     boxdRestoreMb,
     isolation: isolation ?? "unknown",

@@ -2,10 +2,11 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { writeWorkspaceTree, type TreeShape } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
-import { defineBenchmark, type BenchContext } from "../harness/benchmark.ts";
+import { defineBenchmark, type BenchMode } from "../harness/benchmark.ts";
 import { round } from "../harness/stats.ts";
 import { berthCycle, type BerthRun } from "./berthCycle.ts";
 import { awaitQuietDisk } from "./quietDisk.ts";
+import { measureOnS3, type S3Plan } from "./s3Run.ts";
 import { summarize } from "./summary.ts";
 import { tarCycle, type TarRun } from "./tarBaseline.ts";
 import { ArchiveWorld } from "./world.ts";
@@ -20,13 +21,32 @@ interface Plan {
   readonly anchor?: TreeShape & { readonly runs: number };
 }
 
-const plans: Record<BenchContext["mode"], Plan> = {
+/** The 140 MB / 14,000-entry workspace the issues' restore and S3 goals are set on. */
+const ANCHOR: TreeShape = { bytes: 140 * MB, entries: 14_000, seed: 140 };
+
+const plans: Record<BenchMode, Plan> = {
   short: { tree: { bytes: 20 * MB, entries: 2_000, seed: 20 }, warmups: 0, runs: 1 },
   full: {
     tree: { bytes: 200 * MB, entries: 20_000, seed: 200 },
     warmups: 1,
     runs: 3,
-    anchor: { bytes: 140 * MB, entries: 14_000, seed: 140, runs: 3 },
+    anchor: { ...ANCHOR, runs: 3 },
+  },
+};
+
+/** `--store s3`: the anchor both ways, and 300 MB for the memory goal (issue 36). */
+const s3Plans: Record<BenchMode, S3Plan> = {
+  short: {
+    tree: { bytes: 20 * MB, entries: 2_000, seed: 20 },
+    warmups: 0,
+    runs: 1,
+    rssTree: { bytes: 30 * MB, entries: 3_000, seed: 30 },
+  },
+  full: {
+    tree: ANCHOR,
+    warmups: 1,
+    runs: 3,
+    rssTree: { bytes: 300 * MB, entries: 30_000, seed: 300 },
   },
 };
 
@@ -36,7 +56,11 @@ export default defineBenchmark({
   name: "archives",
   description:
     "capture + restore of a generated workspace tree through the archiver and the spawner, against tar -czf + tar -xzf of the same tree",
+  // filesystem: the store in a local folder, against tar alone; s3: a local S3 server, against
+  // tar with lib-storage's Upload and a GetObject (s3Run.ts).
+  options: { store: ["filesystem", "s3"] },
   async run(context) {
+    if (context.options.store === "s3") return measureOnS3(context, s3Plans[context.mode]);
     const plan = plans[context.mode];
     if (context.mode === "full") {
       await awaitQuietDisk(context.progress);

@@ -20,15 +20,21 @@ export interface Measured {
 type Figures = Record<string, number | string>;
 type Row = Readonly<Record<string, number | string>>;
 
-const of = <T>(runs: readonly T[], pick: (run: T) => number) => median(runs.map(pick));
-const mbps = (bytes: number, ms: number) => bytes / MB / (ms / 1000);
+export const of = <T>(runs: readonly T[], pick: (run: T) => number) => median(runs.map(pick));
+export const mbps = (bytes: number, ms: number) => bytes / MB / (ms / 1000);
 
-const captureSteps: Readonly<Record<keyof CaptureSplit, string>> = {
+/** A table label for each step of a capture and of a restore (they differ by store). */
+export interface StepLabels {
+  readonly capture: Readonly<Record<keyof CaptureSplit, string>>;
+  readonly restore: Readonly<Record<keyof RestoreSplit, string>>;
+}
+
+const captureSteps: StepLabels["capture"] = {
   firstByteMs: "  capture: connect, boxd estimate walk, first byte",
   streamMs: "  capture: tar → gzip -1 → blob, fsync, manifest check",
   publishMs: "  capture: publish CAS, link, prune",
 };
-const restoreSteps: Readonly<Record<keyof RestoreSplit, string>> = {
+const restoreSteps: StepLabels["restore"] = {
   checkMs: "  restore: begin + blob sha256 check",
   createMs: "  restore: box create (boxd start)",
   readyMs: "  restore: record, connect, exec ready",
@@ -143,22 +149,26 @@ function sizesAndMemory(m: Measured): Figures {
 }
 
 /** The median of each capture and restore step, with its table label and figure name. */
-function stepMedians(runs: readonly BerthRun[]) {
-  const capture = (Object.keys(captureSteps) as (keyof CaptureSplit)[]).map((key) => ({
-    label: captureSteps[key],
+export function stepMedians(
+  runs: readonly BerthRun[],
+  labels: StepLabels = { capture: captureSteps, restore: restoreSteps },
+) {
+  const capture = (Object.keys(labels.capture) as (keyof CaptureSplit)[]).map((key) => ({
+    label: labels.capture[key],
     figure: figureName("capture", key),
     ms: of(runs, (r) => r.capture[key]),
   }));
-  return [...capture, ...restoreStepMedians(runs, "restore")];
+  return [...capture, ...restoreStepMedians(runs, "restore", labels.restore)];
 }
 
 /** `side` "restore140" labels the 140 MB restore's steps (`restore140_hydrate_ms`, …). */
-function restoreStepMedians(runs: readonly BerthRun[], side: "restore" | "restore140") {
-  return (Object.keys(restoreSteps) as (keyof RestoreSplit)[]).map((key) => ({
-    label:
-      side === "restore"
-        ? restoreSteps[key]
-        : restoreSteps[key].replace("restore:", "restore 140 MB:"),
+function restoreStepMedians(
+  runs: readonly BerthRun[],
+  side: "restore" | "restore140",
+  labels: StepLabels["restore"] = restoreSteps,
+) {
+  return (Object.keys(labels) as (keyof RestoreSplit)[]).map((key) => ({
+    label: side === "restore" ? labels[key] : labels[key].replace("restore:", "restore 140 MB:"),
     figure: figureName(side, key),
     ms: of(runs, (r) => r.restore[key]),
   }));

@@ -55,7 +55,39 @@ describe("pnpm bench", () => {
   it("refuses an unknown benchmark name, listing the known ones", async () => {
     const run = await bench(["nope", `--root=${fixtures}`]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain("known: broken, missed");
+    expect(run.stderr).toContain("known: broken, missed, options");
+  });
+
+  it("passes a benchmark its option, written --store s3 or --store=s3, and the default when none is given", async () => {
+    for (const args of [
+      ["options", "--store", "s3"],
+      ["--store=s3", "options"],
+    ]) {
+      const run = await bench([...args, `--root=${fixtures}`]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.lastLine).toBe("RESULT options ratio=1 goal=ratio<=1.5 store=s3");
+      // A run on another store keeps its own result file, which names the options it had.
+      const written = JSON.parse(
+        await readFile(join(run.results, "options.store-s3.json"), "utf8"),
+      ) as Record<string, unknown>;
+      expect(written).toMatchObject({ name: "options", options: { store: "s3" } });
+    }
+    const byDefault = await bench(["options", `--root=${fixtures}`]);
+    expect(byDefault.status, byDefault.stderr).toBe(0);
+    expect(byDefault.lastLine).toBe("RESULT options ratio=1 goal=ratio<=1.5 store=filesystem");
+    await readFile(join(byDefault.results, "options.json"), "utf8");
+  });
+
+  it("refuses a value or an option a benchmark does not take, before running anything", async () => {
+    const value = await bench(["options", "--store", "nfs", `--root=${fixtures}`]);
+    expect(value.status).toBe(2);
+    expect(value.stderr).toContain("store");
+    expect(value.stdout).not.toContain("RESULT");
+
+    const option = await bench(["missed", "options", "--store=s3", `--root=${fixtures}`]);
+    expect(option.status).toBe(2);
+    expect(option.stderr).toContain("missed");
+    expect(option.stdout).not.toContain("RESULT");
   });
 
   it("runs the lease benchmark in its short mode: one spawner per herd, and a parseable RESULT", async () => {
@@ -97,6 +129,18 @@ describe("pnpm bench", () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.lastLine).toMatch(/^RESULT archives ratio=\d+(\.\d+)? goal=ratio<=1\.3 /);
     expect(run.lastLine).toMatch(/ capture_MBps=\d+(\.\d+)? restore_MBps=\d+(\.\d+)? /);
+  });
+
+  it("runs the archives benchmark on the S3 store in its short mode: against lib-storage and GetObject, the pre-check and RSS growth reported", async () => {
+    const run = await bench(["archives", "--store", "s3", "--short"]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.lastLine).toMatch(
+      /^RESULT archives ratio=\d+(\.\d+)? goal=ratio<=1\.3,rss_growth_MiB<64 store=s3 /,
+    );
+    expect(run.lastLine).toMatch(/ baseline_upload_ms=\d[\d.]* baseline_download_ms=\d[\d.]* /);
+    expect(run.lastLine).toMatch(/ restore_check_ms=\d[\d.]* /);
+    expect(run.lastLine).toMatch(/ rss_tree_MB=\d[\d.]* rss_growth_MiB=\d[\d.]* /);
   });
 
   it("runs the services benchmark in its short mode: calls through client, API and boxd, and a parseable RESULT", async () => {

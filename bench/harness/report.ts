@@ -34,18 +34,27 @@ export function formatTable(rows: readonly Readonly<Record<string, number | stri
   );
 }
 
-/** Writes `bench/results/NAME.json`: the figures, the machine they came from, and the commit. */
+/**
+ * Writes `bench/results/FILE.json` (FILE is NAME, or NAME.OPTION-VALUE when an option is not its
+ * default, so a run on another store keeps its own file): the figures, the options they were
+ * measured with, the machine they came from, and the commit.
+ */
 export async function writeResult(options: {
   name: string;
+  file?: string;
   mode: BenchMode;
+  /** The benchmark's options as chosen; none are written when it declares none. */
+  options?: Readonly<Record<string, string>>;
   outcome: BenchOutcome;
   resultsDir: string;
 }): Promise<string> {
   await mkdir(options.resultsDir, { recursive: true });
-  const path = join(options.resultsDir, `${options.name}.json`);
+  const path = join(options.resultsDir, `${options.file ?? options.name}.json`);
+  const chosen = options.options ?? {};
   const document = {
     name: options.name,
     mode: options.mode,
+    ...(Object.keys(chosen).length > 0 ? { options: chosen } : {}),
     at: new Date().toISOString(),
     commit: gitCommit(),
     ratio: options.outcome.ratio,
