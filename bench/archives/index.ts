@@ -4,11 +4,12 @@ import { writeWorkspaceTree, type TreeShape } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
 import { defineBenchmark, type BenchMode } from "../harness/benchmark.ts";
 import { round } from "../harness/stats.ts";
+import { alternatingRounds } from "./rounds.ts";
 import { berthCycle, type BerthRun } from "./berthCycle.ts";
 import { awaitQuietDisk } from "./quietDisk.ts";
 import { measureOnS3, type S3Plan } from "./s3Run.ts";
 import { summarize } from "./summary.ts";
-import { tarCycle, type TarRun } from "./tarBaseline.ts";
+import { tarCycle } from "./tarBaseline.ts";
 import { ArchiveWorld } from "./world.ts";
 
 const MB = 1_000_000;
@@ -76,32 +77,22 @@ export default defineBenchmark({
     const tree = join(world.root, "tree");
     const facts = await writeWorkspaceTree(tree, plan.tree);
 
-    const berth: BerthRun[] = [];
-    const tar: TarRun[] = [];
-    const rounds = plan.warmups + plan.runs;
-    for (let i = 0; i < rounds; i += 1) {
-      const label =
-        i < plan.warmups ? "warm-up" : `run ${String(i - plan.warmups + 1)}/${String(plan.runs)}`;
-      // Alternate which side goes first, so neither always runs on a warmer machine.
-      const sides = [
-        async () => {
-          const result = await berthCycle(world, tree);
-          context.progress(
-            `${label} berth: capture ${seconds(result.captureMs)}, restore ${seconds(result.restoreMs)}`,
-          );
-          if (i >= plan.warmups) berth.push(result);
-        },
-        async () => {
-          const result = await tarCycle(tree, scratch);
-          context.progress(
-            `${label} tar: -czf ${seconds(result.czfMs)}, -xzf ${seconds(result.xzfMs)}`,
-          );
-          if (i >= plan.warmups) tar.push(result);
-        },
-      ];
-      if (i % 2 === 1) sides.reverse();
-      for (const side of sides) await side();
-    }
+    const { berth, baseline: tar } = await alternatingRounds(plan, {
+      berth: async (label) => {
+        const result = await berthCycle(world, tree);
+        context.progress(
+          `${label} berth: capture ${seconds(result.captureMs)}, restore ${seconds(result.restoreMs)}`,
+        );
+        return result;
+      },
+      baseline: async (label) => {
+        const result = await tarCycle(tree, scratch);
+        context.progress(
+          `${label} tar: -czf ${seconds(result.czfMs)}, -xzf ${seconds(result.xzfMs)}`,
+        );
+        return result;
+      },
+    });
 
     const anchor: BerthRun[] = [];
     if (plan.anchor !== undefined) {

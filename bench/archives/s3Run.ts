@@ -4,9 +4,10 @@ import { type TreeShape, writeWorkspaceTree } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
 import type { BenchContext, BenchOutcome } from "../harness/benchmark.ts";
 import { round } from "../harness/stats.ts";
-import { berthCycle, type BerthRun } from "./berthCycle.ts";
+import { alternatingRounds } from "./rounds.ts";
+import { berthCycle } from "./berthCycle.ts";
 import { awaitQuietDisk } from "./quietDisk.ts";
-import { s3TarCycle, type S3TarRun } from "./s3Baseline.ts";
+import { s3TarCycle } from "./s3Baseline.ts";
 import { summarizeS3 } from "./s3Summary.ts";
 import { ArchiveWorld } from "./world.ts";
 
@@ -46,33 +47,23 @@ export async function measureOnS3(
   const tree = join(world.root, "tree");
   const facts = await writeWorkspaceTree(tree, plan.tree);
 
-  const berth: BerthRun[] = [];
-  const baseline: S3TarRun[] = [];
-  const rounds = plan.warmups + plan.runs;
-  for (let i = 0; i < rounds; i += 1) {
-    const label =
-      i < plan.warmups ? "warm-up" : `run ${String(i - plan.warmups + 1)}/${String(plan.runs)}`;
-    // Alternate which side goes first, so neither always runs on a warmer machine.
-    const sides = [
-      async () => {
-        const result = await berthCycle(world, tree);
-        context.progress(
-          `${label} berth: capture ${seconds(result.captureMs)}, restore ${seconds(result.restoreMs)} ` +
-            `(pre-check ${seconds(result.restore.checkMs)}, hydrate ${seconds(result.restore.hydrateMs)})`,
-        );
-        if (i >= plan.warmups) berth.push(result);
-      },
-      async () => {
-        const result = await s3TarCycle(tree, scratch, s3.bucket);
-        context.progress(
-          `${label} baseline: -czf | Upload ${seconds(result.uploadMs)}, GetObject | -xzf ${seconds(result.downloadMs)}`,
-        );
-        if (i >= plan.warmups) baseline.push(result);
-      },
-    ];
-    if (i % 2 === 1) sides.reverse();
-    for (const side of sides) await side();
-  }
+  const { berth, baseline } = await alternatingRounds(plan, {
+    berth: async (label) => {
+      const result = await berthCycle(world, tree);
+      context.progress(
+        `${label} berth: capture ${seconds(result.captureMs)}, restore ${seconds(result.restoreMs)} ` +
+          `(pre-check ${seconds(result.restore.checkMs)}, hydrate ${seconds(result.restore.hydrateMs)})`,
+      );
+      return result;
+    },
+    baseline: async (label) => {
+      const result = await s3TarCycle(tree, scratch, s3.bucket);
+      context.progress(
+        `${label} baseline: -czf | Upload ${seconds(result.uploadMs)}, GetObject | -xzf ${seconds(result.downloadMs)}`,
+      );
+      return result;
+    },
+  });
 
   context.progress(
     `memory: capture + restore of a ${String(plan.rssTree.bytes / MB)} MB, ${String(plan.rssTree.entries)}-entry tree`,
