@@ -1,6 +1,5 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import type { BoxClient } from "@berth/box-protocol";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RecoveryActions } from "../admin/recoveryActions.ts";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
@@ -10,14 +9,23 @@ import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
 import type { ArchiveProgress } from "../archives/progress.ts";
 import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { LocalBackend } from "../backends/local/localBackend.ts";
-import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { backendDrainPort } from "../reaper/backendDrainPort.ts";
 import { ReaperSystem } from "../reaper/reaperSystem.ts";
 import type { Backend } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
+import {
+  acquireSpawner,
+  admitWrite,
+  currentLease,
+  download,
+  establishBox,
+  loseBox,
+  writeInBox,
+  type WarmBox,
+} from "./boxFixture.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
-import { boxProcessesGone, killBox, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
+import { boxProcessesGone, RacepointBackend, useLocalBackend } from "./spawnerFixture.ts";
 import { BackendRegistry } from "../spawner/backendRegistry.ts";
 
 const world = useLeaseWorld();
@@ -63,95 +71,9 @@ function archiverOf(
   });
 }
 
-interface WarmBox {
-  readonly lease: LeaseSnapshot;
-  readonly instanceId: string;
-  readonly client: BoxClient;
-  readonly holderId: string;
-}
-
-async function acquireSpawner(w: LeaseWorld, s: SeededSession) {
-  const holderId = `direct:${crypto.randomUUID()}`;
-  const outcome = await w.leases.acquire({ ...s, kind: "direct", holderId });
-  if (outcome.role !== "spawner") throw new Error(`expected spawner, got ${outcome.role}`);
-  return { lease: outcome.lease, holderId };
-}
-
-async function establish(w: LeaseWorld, s: SeededSession, spawner = spawnerOf(w)) {
-  const { lease, holderId } = await acquireSpawner(w, s);
-  const box = await spawner.establish(lease);
-  return {
-    lease: box.lease,
-    instanceId: box.instanceId,
-    client: await backend.connect(box.instanceId),
-    holderId,
-  };
-}
-
-/** Admits a write under the box's holder, as box services do before it reaches the box. */
-async function admitWrite(
-  w: LeaseWorld,
-  target: { session: SeededSession; box: WarmBox },
-  operation: string,
-): Promise<{ admissionId: string }> {
-  const { session, box } = target;
-  const lease = await current(w, session);
-  const admitted = await w.admissions.admit({
-    ...session,
-    leaseId: lease.id,
-    expectedEpoch: lease.epoch,
-    instanceId: box.instanceId,
-    holderKind: "direct",
-    holderId: box.holderId,
-    routeTargetId: null,
-    routeEpoch: 0,
-    operation,
-  });
-  if (!admitted.admitted) throw new Error(`write not admitted: ${admitted.reason}`);
-  return admitted;
-}
-
-/** An admitted, settled write through the box's shell, as box services will run one. */
-async function writeInBox(
-  w: LeaseWorld,
-  target: { session: SeededSession; box: WarmBox },
-  script: string,
-): Promise<void> {
-  const { session, box } = target;
-  const admitted = await admitWrite(w, target, "exec");
-  const result = await box.client.exec({ argv: ["sh", "-c", `set -e\n${script}`] });
-  await w.admissions.settle({
-    workspaceId: session.workspaceId,
-    admissionId: admitted.admissionId,
-    outcome: result.exitCode === 0 ? "resolved" : "rejected",
-  });
-  if (result.exitCode !== 0) throw new Error(`script failed: ${result.stderr}`);
-}
-
-async function current(w: LeaseWorld, s: SeededSession): Promise<LeaseSnapshot> {
-  const lease = await w.leases.readByGroup(s);
-  if (lease === null) throw new Error("no lease");
-  return lease;
-}
-
-/** The box dies (SIGKILL, as a crash), and an observer marks it lost: cold, restore pending. */
-async function loseBox(w: LeaseWorld, s: SeededSession, box: WarmBox): Promise<void> {
-  await killBox(box.instanceId);
-  const lease = await current(w, s);
-  const marked = await w.warming.markInstanceLost({
-    workspaceId: s.workspaceId,
-    leaseId: lease.id,
-    expectedEpoch: lease.epoch,
-    instanceId: box.instanceId,
-    actor: "test",
-  });
-  expect(marked).toMatchObject({ outcome: "marked", lease: { restoreStatus: "pending" } });
-}
-
-async function download(client: BoxClient, path: string): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of (await client.download({ path })).body) chunks.push(chunk);
-  return Buffer.concat(chunks);
+/** A box established through this file's spawner over the filesystem store (or `spawner`). */
+function establish(w: LeaseWorld, s: SeededSession, spawner = spawnerOf(w)): Promise<WarmBox> {
+  return establishBox(w, s, { spawner, backend });
 }
 
 /** The keys of a lease's archive rows, each checked to be stored. */
@@ -211,17 +133,20 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     const s = await seedSession(w.db);
     const box = await establish(w, s);
     await writeInBox(w, { session: s, box }, VARIED_TREE);
-    expect(await current(w, s)).toMatchObject({ workspaceGeneration: 1, archiveComplete: false });
+    expect(await currentLease(w, s)).toMatchObject({
+      workspaceGeneration: 1,
+      archiveComplete: false,
+    });
     const before = await box.client.manifest();
     const binary = await download(box.client, "bin.dat");
 
     const captureEvents: ArchiveProgress[] = [];
     const captured = await archiverOf(w, { onProgress: (e) => captureEvents.push(e) }).capture(
-      await current(w, s),
+      await currentLease(w, s),
       { actor: "test" },
     );
     expect(captured).toMatchObject({ kind: "published", revision: before.revision, generation: 1 });
-    expect(await current(w, s)).toMatchObject({ archiveGeneration: 1, archiveComplete: true });
+    expect(await currentLease(w, s)).toMatchObject({ archiveGeneration: 1, archiveComplete: true });
     expectSteadyProgress(captureEvents, "capturing");
     const row = await findArchive(w.db, { leaseId: box.lease.id, revision: before.revision });
     expect(row).toMatchObject({ status: "available", generation: 1, fileCount: 4 });
@@ -254,9 +179,9 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     const box = await establish(w, s);
     const archiver = archiverOf(w, { keepRevisions: 1 });
     await writeInBox(w, { session: s, box }, "printf one > version.txt");
-    const first = await archiver.capture(await current(w, s), { actor: "test" });
+    const first = await archiver.capture(await currentLease(w, s), { actor: "test" });
     await writeInBox(w, { session: s, box }, "printf two > version.txt");
-    const second = await archiver.capture(await current(w, s), { actor: "test" });
+    const second = await archiver.capture(await currentLease(w, s), { actor: "test" });
     if (first.kind !== "published" || second.kind !== "published") throw new Error("no capture");
     // Retention keeps one revision: the first goes once the second is current.
     expect((await listArchives(w.db, box.lease.id)).map((a) => a.revision)).toEqual([
@@ -264,9 +189,9 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     ]);
     // Capture the first again (the workspace reverts), then the second: both rows exist.
     await writeInBox(w, { session: s, box }, "printf one > version.txt");
-    await archiverOf(w).capture(await current(w, s), { actor: "test" });
+    await archiverOf(w).capture(await currentLease(w, s), { actor: "test" });
     await writeInBox(w, { session: s, box }, "printf two > version.txt");
-    await archiverOf(w).capture(await current(w, s), { actor: "test" });
+    await archiverOf(w).capture(await currentLease(w, s), { actor: "test" });
 
     const row = await findArchive(w.db, { leaseId: box.lease.id, revision: second.revision });
     if (row === null) throw new Error("no row");
@@ -284,7 +209,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     expect(failure).toBeInstanceOf(SpawnError);
     expect(failure).toMatchObject({ code: "restore_failed", failureCode: "archive_corrupt" });
     expect((await backend.inventory()).length).toBe(boxesBefore);
-    expect(await current(w, s)).toMatchObject({
+    expect(await currentLease(w, s)).toMatchObject({
       liveness: "cold",
       restoreStatus: "unrecoverable",
       failureCode: "archive_corrupt",
@@ -301,7 +226,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
       drainPort: backendDrainPort({ backends: BackendRegistry.of(backend), archiver }),
     });
     const restoredRevision = await admin.restoreRevision({
-      lease: await current(w, s),
+      lease: await currentLease(w, s),
       revision: first.revision,
       actor: { kind: "user", id: "admin-1" },
     });
@@ -312,7 +237,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     // Capturing the corrupt revision again replaces its invalid row and deletes the bad blob.
     await writeInBox(w, { session: s, box: recovered }, "printf two > version.txt");
-    expect(await archiverOf(w).capture(await current(w, s), { actor: "test" })).toMatchObject({
+    expect(await archiverOf(w).capture(await currentLease(w, s), { actor: "test" })).toMatchObject({
       kind: "published",
       revision: second.revision,
     });
@@ -328,7 +253,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     // Retention of one still keeps the selected revision beside the current one.
     await writeInBox(w, { session: s, box: recovered }, "printf three > version.txt");
-    const third = await archiver.capture(await current(w, s), { actor: "test" });
+    const third = await archiver.capture(await currentLease(w, s), { actor: "test" });
     expect(third.kind).toBe("published");
     const kept = (await listArchives(w.db, box.lease.id)).map((a) => a.revision).sort();
     expect(kept).toEqual([first.revision, third.kind === "published" ? third.revision : ""].sort());
@@ -344,7 +269,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
       const s = await seedSession(w.db);
       const box = await establish(w, s);
       await writeInBox(w, { session: s, box }, "printf data > file.txt");
-      const captured = await archiverOf(w).capture(await current(w, s), { actor: "test" });
+      const captured = await archiverOf(w).capture(await currentLease(w, s), { actor: "test" });
       if (captured.kind !== "published") throw new Error(captured.kind);
       const row = await findArchive(w.db, { leaseId: box.lease.id, revision: captured.revision });
       if (row === null) throw new Error("no row");
@@ -360,7 +285,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
       expect(failure).toMatchObject({ code: "restore_failed", failureCode: code });
       expect((await backend.inventory()).length).toBe(boxesBefore);
-      expect(await current(w, s)).toMatchObject({
+      expect(await currentLease(w, s)).toMatchObject({
         liveness: "cold",
         restoreStatus: "unrecoverable",
         failureCode: code,
@@ -376,7 +301,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     const s = await seedSession(w.db);
     const box = await establish(w, s);
     await writeInBox(w, { session: s, box }, "printf data > file.txt");
-    await archiverOf(w).capture(await current(w, s), { actor: "test" });
+    await archiverOf(w).capture(await currentLease(w, s), { actor: "test" });
     await loseBox(w, s, box);
 
     let created = "";
@@ -399,7 +324,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
       failureCode: "workspace_fingerprint_mismatch",
     });
     expect(await boxProcessesGone(created)).toBe(true);
-    expect(await current(w, s)).toMatchObject({
+    expect(await currentLease(w, s)).toMatchObject({
       liveness: "cold",
       restoreStatus: "unrecoverable",
       failureCode: "workspace_fingerprint_mismatch",
@@ -421,20 +346,20 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
         if (lateWrites > 0) return;
         lateWrites += 1;
         await writeInBox(w, { session: s, box }, "printf late > late.txt");
-        expect(await current(w, s)).toMatchObject({
+        expect(await currentLease(w, s)).toMatchObject({
           workspaceGeneration: 2,
           archiveComplete: false,
         });
       },
     });
 
-    const captured = await archiverOf(w, { over: racing }).capture(await current(w, s), {
+    const captured = await archiverOf(w, { over: racing }).capture(await currentLease(w, s), {
       actor: "test",
     });
 
     const after = await box.client.manifest();
     expect(captured).toMatchObject({ kind: "published", generation: 2, revision: after.revision });
-    expect(await current(w, s)).toMatchObject({
+    expect(await currentLease(w, s)).toMatchObject({
       archiveGeneration: 2,
       archiveRevision: after.revision,
       archiveComplete: true,
@@ -452,7 +377,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     await writeInBox(w, { session: s, box }, "printf early > early.txt");
     // A write admitted at generation 2 that has not reached the box yet (its call is running).
     const admitted = await admitWrite(w, { session: s, box }, "fs.write");
-    const lease = await current(w, s);
+    const lease = await currentLease(w, s);
     // It lands, and settles, only after the box's files were read (if they are read at all).
     const racing = new RacepointBackend(backend, {
       afterCapture: async (client) => {
@@ -469,7 +394,10 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     // Not published as generation 2 without late.txt: refused, nothing stored.
     expect(captured).toMatchObject({ kind: "refused", reason: "admissions_unsettled" });
-    expect(await current(w, s)).toMatchObject({ workspaceGeneration: 2, archiveComplete: false });
+    expect(await currentLease(w, s)).toMatchObject({
+      workspaceGeneration: 2,
+      archiveComplete: false,
+    });
     expect(await listArchives(w.db, box.lease.id)).toHaveLength(0);
   });
 
@@ -478,9 +406,9 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     const s = await seedSession(w.db);
     const box = await establish(w, s);
     await writeInBox(w, { session: s, box }, "printf same > same.txt");
-    const first = await archiverOf(w).capture(await current(w, s), { actor: "test" });
+    const first = await archiverOf(w).capture(await currentLease(w, s), { actor: "test" });
     await writeInBox(w, { session: s, box }, "printf same > same.txt");
-    const second = await archiverOf(w).capture(await current(w, s), { actor: "test" });
+    const second = await archiverOf(w).capture(await currentLease(w, s), { actor: "test" });
 
     expect(second).toMatchObject({
       kind: "published",
@@ -512,7 +440,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
 
     expect(report.drains).toEqual([{ leaseId: box.lease.id, result: "cold" }]);
     expect(await boxProcessesGone(box.instanceId)).toBe(true);
-    expect(await current(w, s)).toMatchObject({
+    expect(await currentLease(w, s)).toMatchObject({
       liveness: "cold",
       restoreStatus: "pending",
       archiveRevision: before.revision,
@@ -530,13 +458,13 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     const captures: Promise<unknown>[] = [];
     for (let round = 0; round < 6; round += 1) {
       await writeInBox(w, { session: s, box }, `printf ${String(round)} > round.txt`);
-      captures.push(archiver.capture(await current(w, s), { actor: "test" }));
+      captures.push(archiver.capture(await currentLease(w, s), { actor: "test" }));
     }
     await Promise.all(captures);
     await writeInBox(w, { session: s, box }, "printf final > round.txt");
-    await archiver.capture(await current(w, s), { actor: "test" });
+    await archiver.capture(await currentLease(w, s), { actor: "test" });
 
-    const lease = await current(w, s);
+    const lease = await currentLease(w, s);
     const rows = await listArchives(w.db, lease.id);
     expect(rows.map((row) => row.revision)).toEqual([lease.archiveRevision]);
     expect(lease.archiveRevision).toBe((await box.client.manifest()).revision);
@@ -558,7 +486,7 @@ describe("capture and exact-revision restore (real boxes, real files)", () => {
     expect(await checkpoints.sweepOnce()).toEqual([]);
     w.clock.advance(60_001);
     expect(await checkpoints.sweepOnce()).toEqual([{ leaseId: box.lease.id, result: "published" }]);
-    expect(await current(w, s)).toMatchObject({
+    expect(await currentLease(w, s)).toMatchObject({
       archiveComplete: true,
       archiveRevision: (await box.client.manifest()).revision,
     });
