@@ -63,6 +63,8 @@ export interface TestS3Server extends AsyncDisposable {
    * body, as a dropped network would.
    */
   dropReads(reads: number, afterBytes: number): void;
+  /** The object GETs whose connection `dropReads` has cut so far (an object too short is not). */
+  droppedReads(): number;
   /** The AbortMultipartUpload requests served so far (s3rver has none: the kit answers them). */
   abortedUploads(): readonly AbortedUpload[];
 }
@@ -104,7 +106,7 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
     context.status = 204;
   };
 
-  const drops = { left: 0, afterBytes: 0 };
+  const drops = { left: 0, afterBytes: 0, cut: 0 };
   const dropFront: KoaMiddleware = async (context, next) => {
     await next();
     if (context.method !== "GET" || drops.left === 0 || !(context.body instanceof Readable)) return;
@@ -121,7 +123,9 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
           const part = chunk.subarray(0, limit - sent);
           sent += part.byteLength;
           callback(null, part);
-          if (sent >= limit) setImmediate(() => socket.destroy());
+          if (sent < limit) return;
+          drops.cut += 1;
+          setImmediate(() => socket.destroy());
         },
       }),
     );
@@ -168,6 +172,7 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
       drops.left = reads;
       drops.afterBytes = afterBytes;
     },
+    droppedReads: () => drops.cut,
     async [Symbol.asyncDispose]() {
       await stop();
       await rm(directory, { recursive: true, force: true });

@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import type { DbClientOrTx } from "@berth/db";
 import { z } from "zod";
@@ -108,29 +106,39 @@ export class ArchiveRestorer {
       bytesDone,
       bytesTotal: row.sizeBytes,
     });
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        bytesDone += chunk.byteLength;
+    // Read here, chunk by chunk, so a failure of the store's own read (a dropped connection it
+    // could not resume) is told apart from the teardown a failing box causes: that one is thrown
+    // in where a chunk was handed on (an abort, a premature close), never where one is read.
+    let storeFailure: unknown;
+    async function* counted(): AsyncGenerator<Buffer> {
+      const chunks = (blob.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<Buffer>;
+        try {
+          next = await chunks.next();
+        } catch (error) {
+          storeFailure = error;
+          throw error;
+        }
+        if (next.done === true) return;
+        bytesDone += next.value.byteLength;
         progress.report(event());
-        callback(null, chunk);
-      },
-    });
-    // Sent as stored: the box decompresses it beside its extraction (no inflating here, and the
-    // wire carries the compressed size).
-    let streamFailure: unknown;
-    const feeding = pipeline(blob.body, counter).catch((error: unknown) => {
-      streamFailure = error;
-    });
+        yield next.value;
+      }
+    }
     try {
-      const result = await input.client.hydrate({ body: counter, encoding: "gzip" });
-      await feeding;
+      // Sent as stored: the box decompresses it beside its extraction (no inflating here, and
+      // the wire carries the compressed size).
+      const result = await input.client.hydrate({ body: counted(), encoding: "gzip" });
       progress.finish(event());
       return result.revision;
     } catch (error) {
-      counter.destroy();
-      await feeding;
       progress.finish(event("failed"));
-      throw hydrateFailure({ error, streamFailure, revision: row.revision });
+      throw hydrateFailure({ error, storeFailure, revision: row.revision });
+    } finally {
+      // However the send ended (a refusal may come before the body was read at all), the
+      // store's connection or file is closed.
+      blob.body.destroy();
     }
   }
 
@@ -160,21 +168,33 @@ export class ArchiveRestorer {
   }
 }
 
-/** What a failed hydrate means: bad bytes are corrupt; a lost box or connection may retry. */
+/**
+ * What a failed hydrate means: the store's read failing is unverified (may retry), bytes the box
+ * refuses are corrupt, and a lost box or connection may retry.
+ */
 function hydrateFailure(input: {
   error: unknown;
-  streamFailure: unknown;
+  storeFailure: unknown;
   revision: string;
 }): ArchiveIntegrityError {
-  const { error, streamFailure, revision } = input;
+  const { error, storeFailure, revision } = input;
+  // The store is named, as the check names it, whatever the box then said of its cut body. The
+  // row stays as the check left it: its bytes were just proven whole.
+  if (storeFailure !== undefined) {
+    return new ArchiveIntegrityError(
+      "archive_unverified",
+      `the archive store could not read revision ${revision} to the end: ${describe(storeFailure)}`,
+      { cause: storeFailure },
+    );
+  }
+  // Only the box judges the bytes (it inflates and extracts them); nothing here reads them.
   const badBytes =
-    (streamFailure !== undefined && !(streamFailure instanceof ArchiveStoreError)) ||
-    (error instanceof BoxError &&
-      (error.code === "invalid_archive" || error.code === "outside_workspace"));
+    error instanceof BoxError &&
+    (error.code === "invalid_archive" || error.code === "outside_workspace");
   if (badBytes) {
     return new ArchiveIntegrityError(
       "archive_corrupt",
-      `revision ${revision} is not a valid workspace archive: ${describe(streamFailure ?? error)}`,
+      `revision ${revision} is not a valid workspace archive: ${describe(error)}`,
       { cause: error },
     );
   }

@@ -26,6 +26,11 @@ export interface Racepoints {
   beforeCapture?: (instanceId: string) => Promise<void>;
   /** Runs after a capture's bytes all arrived, before the caller sees its result. */
   afterCapture?: (client: BoxClient) => Promise<void>;
+  /**
+   * Runs once the first bytes of a streamed archive went to the box, before the rest is sent
+   * (the box may die here, mid-hydrate).
+   */
+  midHydrate?: (instanceId: string) => Promise<void>;
   /** Runs after the box extracted an archive, before the caller sees the result. */
   afterHydrate?: (client: BoxClient) => Promise<void>;
   /** Runs after the box opened a terminal, before the caller sees it. */
@@ -81,7 +86,12 @@ export class RacepointBackend implements Backend {
         return result;
       },
       hydrate: async (input) => {
-        const result = await client.hydrate(input);
+        const mid = points().midHydrate;
+        const body =
+          mid === undefined || typeof input.body === "string" || input.body instanceof Uint8Array
+            ? input.body
+            : pausedAfterFirst(input.body, () => mid(instanceId));
+        const result = await client.hydrate({ ...input, body });
         await points().afterHydrate?.(client);
         return result;
       },
@@ -111,5 +121,20 @@ export class RacepointBackend implements Backend {
 
   inventory(): Promise<readonly BoxInfo[]> {
     return this.#inner.inventory();
+  }
+}
+
+/** The same chunks, with `pause` awaited once the first was handed on. */
+async function* pausedAfterFirst(
+  body: AsyncIterable<Uint8Array>,
+  pause: () => Promise<void>,
+): AsyncGenerator<Uint8Array> {
+  let first = true;
+  for await (const chunk of body) {
+    yield chunk;
+    if (first) {
+      first = false;
+      await pause();
+    }
   }
 }
