@@ -1,17 +1,5 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import type { LeaseEventFeedSettings } from "@berth/sandbox/events";
-import {
-  createTRPCClient,
-  httpBatchLink,
-  httpSubscriptionLink,
-  splitLink,
-  type TRPCClientError,
-} from "@trpc/client";
-import { EventSource } from "eventsource";
-import superjson from "superjson";
+import type { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   apiEnvSchema,
@@ -21,6 +9,7 @@ import {
   type BerthApi,
 } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
+import { replicaClient, serveReplicaProcess } from "./support/processes.ts";
 import { callerAs, publicUrl, testSecret } from "./support/testApi.ts";
 import { seedWorkspace, type SeededWorkspace } from "./support/world.ts";
 
@@ -58,36 +47,12 @@ function replica(leaseEvents: LeaseEventFeedSettings): BerthApi {
 
 /** A replica in a separate OS process (test/support/replicaServer.ts), as another web server. */
 async function serveInProcessOfItsOwn(): Promise<Pick<Served, "url" | "close">> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", join(import.meta.dirname, "support", "replicaServer.ts")],
-    {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "/tmp",
-        DATABASE_URL: suite.databaseUrl,
-        BERTH_SECRET: testSecret,
-        BERTH_PUBLIC_URL: publicUrl,
-        BERTH_DATA_DIR: suite.dataDir,
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const exited = once(child, "exit");
-  const [line] = (await Promise.race([
-    once(createInterface({ input: child.stdout }), "line"),
-    exited.then(() => {
-      throw new Error("the replica process exited before serving");
-    }),
-  ])) as [string];
-  const { url } = JSON.parse(line) as { url: string };
-  const served = {
-    url: `${url}/api/trpc`,
-    async close() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  const served = await serveReplicaProcess({
+    DATABASE_URL: suite.databaseUrl,
+    BERTH_SECRET: testSecret,
+    BERTH_PUBLIC_URL: publicUrl,
+    BERTH_DATA_DIR: suite.dataDir,
+  });
   processes.push(served);
   return served;
 }
@@ -107,34 +72,7 @@ async function serve(api: BerthApi): Promise<Served> {
   return served;
 }
 
-/** A typed client of one replica, authenticated by bearer token on both links. */
-function clientOf(served: { readonly url: string }, token: string) {
-  const authorization = `Bearer ${token}`;
-  return createTRPCClient<AppRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === "subscription",
-        true: httpSubscriptionLink({
-          url: served.url,
-          transformer: superjson,
-          EventSource,
-          // EventSource has no header option; eventsource@4 lets us wrap its fetch instead.
-          eventSourceOptions: {
-            fetch: (url, init) =>
-              fetch(url, { ...init, headers: { ...init.headers, authorization } }),
-          },
-        }),
-        false: httpBatchLink({
-          url: served.url,
-          transformer: superjson,
-          headers: { authorization },
-        }),
-      }),
-    ],
-  });
-}
-
-type Client = ReturnType<typeof clientOf>;
+type Client = ReturnType<typeof replicaClient>;
 type Received = {
   /** The SSE event id (a tracked event's), and the row id it names, carried as a bigint. */
   id?: string;
@@ -224,8 +162,8 @@ afterAll(async () => {
 
 describe("events.session over SSE, across replicas", () => {
   it("delivers a change made through B to a subscriber of A, then resumes after the last id", async () => {
-    const onA = clientOf(replicaA, world.adminToken);
-    const onB = clientOf(replicaB, world.adminToken);
+    const onA = replicaClient(replicaA, world.adminToken);
+    const onB = replicaClient(replicaB, world.adminToken);
     const { sessionId } = await warmSession(onB);
     const on = { workspaceId: world.workspaceId, sessionId };
 
@@ -256,7 +194,7 @@ describe("events.session over SSE, across replicas", () => {
 
     // Resume on either replica with the last id seen: exactly the later events, in order.
     for (const served of [replicaA, replicaB]) {
-      const resumed = subscribe(clientOf(served, world.adminToken), {
+      const resumed = subscribe(replicaClient(served, world.adminToken), {
         sessionId,
         lastEventId: lastSeen,
       });
@@ -270,9 +208,9 @@ describe("events.session over SSE, across replicas", () => {
   it("reports a session's first lease to a subscriber that came before it", async () => {
     const owner = await callerAs(suite.api, { cookie: world.owner.cookie });
     const session = await owner.sessions.create({ workspaceId: world.workspaceId, title: "new" });
-    const live = subscribe(clientOf(replicaA, world.adminToken), { sessionId: session.id });
+    const live = subscribe(replicaClient(replicaA, world.adminToken), { sessionId: session.id });
     await expect.poll(subscribersOfA, { timeout: 5_000 }).toBe(1);
-    const onB = clientOf(replicaB, world.adminToken);
+    const onB = replicaClient(replicaB, world.adminToken);
     await onB.leases.acquireTurn.mutate({
       workspaceId: world.workspaceId,
       sessionId: session.id,
@@ -285,9 +223,9 @@ describe("events.session over SSE, across replicas", () => {
   });
 
   it("polls where LISTEN is not used (the embedded database's path)", async () => {
-    const onB = clientOf(replicaB, world.adminToken);
+    const onB = replicaClient(replicaB, world.adminToken);
     const { sessionId } = await warmSession(onB);
-    const live = subscribe(clientOf(pollingReplica, world.adminToken), { sessionId });
+    const live = subscribe(replicaClient(pollingReplica, world.adminToken), { sessionId });
     await live.until(() => live.received.some((item) => item.kind === "generations"));
     await onB.leases.releaseTurn.mutate({
       workspaceId: world.workspaceId,
@@ -300,8 +238,8 @@ describe("events.session over SSE, across replicas", () => {
   });
 
   it("checks membership when the subscription starts: an outsider gets NOT_FOUND", async () => {
-    const { sessionId } = await warmSession(clientOf(replicaB, world.adminToken));
-    const stranger = subscribe(clientOf(replicaA, outsider.adminToken), { sessionId });
+    const { sessionId } = await warmSession(replicaClient(replicaB, world.adminToken));
+    const stranger = subscribe(replicaClient(replicaA, outsider.adminToken), { sessionId });
     await stranger.until(() => stranger.errors.length > 0);
     expect(stranger.errors[0]?.data?.code).toBe("NOT_FOUND");
     expect(stranger.received).toEqual([]);

@@ -20,6 +20,11 @@ export function useApiSuite(
     clock?: Clock;
     /** Box services of the test's own making; it may read `dataDir` of the returned suite. */
     boxes?: (db: DbClient, clock: Clock) => BoxAccess;
+    /**
+     * More environment for the API (e.g. an archive store), read when it is built: after the
+     * hooks registered before this call (a server they start) have run.
+     */
+    env?: () => Record<string, string>;
   } = {},
 ): {
   readonly api: BerthApi;
@@ -34,7 +39,12 @@ export function useApiSuite(
   let dataDir: string | undefined;
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "berth-api-"));
-    api = createTestApi(database.current.url, { ...options, dataDir });
+    const { env, ...rest } = options;
+    api = createTestApi(database.current.url, {
+      ...rest,
+      dataDir,
+      ...(env === undefined ? {} : { env: env() }),
+    });
     db = createDbClient({ connectionString: database.current.url, maxConnections: 2 });
   });
   afterAll(async () => {
