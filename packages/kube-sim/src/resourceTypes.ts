@@ -165,6 +165,17 @@ export function builtinResourceTypes(): ResourceType[] {
       group: "networking.k8s.io",
       tracksGeneration: true,
     },
+    // Stored only (nothing authorizes requests here): so the RBAC a product ships for a cluster
+    // can be applied to the simulator next to its other manifests.
+    core({ kind: "ServiceAccount", plural: "serviceaccounts", shortNames: ["sa"] }),
+    {
+      ...core({ kind: "Role", plural: "roles", shortNames: [] }),
+      group: "rbac.authorization.k8s.io",
+    },
+    {
+      ...core({ kind: "RoleBinding", plural: "rolebindings", shortNames: [] }),
+      group: "rbac.authorization.k8s.io",
+    },
     admissionKind("ValidatingAdmissionPolicy", "validatingadmissionpolicies"),
     admissionKind("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings"),
     ...loadAgentSandboxTypes().map(fromCrd),
