@@ -1,6 +1,6 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RecoveryActions } from "../admin/recoveryActions.ts";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
 import { findArchive, listArchives } from "../archives/archiveRows.ts";
@@ -89,13 +89,21 @@ async function blobsOf(leaseId: string): Promise<string[]> {
 async function strayBlobs(): Promise<string[]> {
   const rows = await world.current.db.workspaceArchive.findMany({ select: { storageKey: true } });
   const referenced = new Set(rows.map((row) => row.storageKey));
-  const stray: string[] = [];
-  for await (const path of walkFiles(join(storeRoot, "blobs"))) {
-    const key = relative(storeRoot, path);
-    if (!referenced.has(key)) stray.push(key);
-  }
-  return stray;
+  return (await storedBlobs()).filter((key) => !referenced.has(key) && !blobsBefore.has(key));
 }
+
+async function storedBlobs(): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const path of walkFiles(join(storeRoot, "blobs")))
+    keys.push(relative(storeRoot, path));
+  return keys;
+}
+
+/** The blobs earlier tests left (one deletes a row behind Berth's back): not this test's strays. */
+let blobsBefore = new Set<string>();
+beforeEach(async () => {
+  blobsBefore = new Set(await storedBlobs());
+});
 
 async function* walkFiles(folder: string): AsyncGenerator<string> {
   for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
