@@ -44,6 +44,7 @@ export const sandboxEnvShape = {
    * much longer than that for its archive (the README states the bound).
    */
   BERTH_CHECKPOINT_MAX_MS: ms(300_000),
+  BERTH_KUBE_SUSPENDED_TTL_MS: ms(86_400_000), // a drained Kubernetes box kept suspended this long (its archive covering it) is deleted
 };
 
 type SandboxEnv = z.infer<z.ZodObject<typeof sandboxEnvShape>>;

@@ -96,6 +96,8 @@ function refusalOf(loss: CasLoss): RestoreRefusalCode {
     case "blob_required":
     case "not_rearmable":
     case "not_blocked":
+    case "suspension_invalid":
+    case "suspension_mismatch":
       return "stale_epoch";
     default:
       return assertNever(loss);

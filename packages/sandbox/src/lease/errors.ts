@@ -79,7 +79,11 @@ export type CasLoss =
   | "restore_in_progress"
   | "drain_in_progress"
   /** The restore's own claim is no longer on the lease (it expired and a reaper took over). */
-  | "fence_lost";
+  | "fence_lost"
+  /** A drain asked to keep a box the lease did not record with its allocation. */
+  | "suspension_invalid"
+  /** The spawner asked to take a suspended box the cold lease does not remember. */
+  | "suspension_mismatch";
 
 /** A transition that either happened (with the row after it) or lost its CAS (with the row as it is). */
 export type CasOutcome<TDone extends string> =

@@ -40,6 +40,10 @@ const leaseRowSchema = z.object({
   restore_attempts: z.number().int(),
   rotation_requested_at: timestamp.nullable(),
   drain_claim_id: z.string().nullable(),
+  // Absent from rows of functions older than the suspended-drain migration's columns: never.
+  suspended_allocation_id: z.string().nullable(),
+  suspended_instance_id: z.string().nullable(),
+  suspended_at: timestamp.nullable(),
   created_at: timestamp,
 });
 
@@ -73,6 +77,13 @@ export interface LeaseSnapshot {
   readonly restoreAttempts: number;
   readonly rotationRequestedAt: Date | null;
   readonly drainClaimId: string | null;
+  /**
+   * The box a drain suspended with its disk (Kubernetes), kept by the cold lease for the next
+   * spawner to resume or delete; null otherwise. Never the live box: that is `instanceId`.
+   */
+  readonly suspendedAllocationId: string | null;
+  readonly suspendedInstanceId: string | null;
+  readonly suspendedAt: Date | null;
   readonly createdAt: Date;
   /** The one definition: a verified archive exists and it captured every admitted write. */
   readonly archiveComplete: boolean;
@@ -110,6 +121,9 @@ export function parseLeaseRow(value: unknown): LeaseSnapshot {
     rotationRequestedAt:
       row.rotation_requested_at === null ? null : new Date(row.rotation_requested_at),
     drainClaimId: row.drain_claim_id,
+    suspendedAllocationId: row.suspended_allocation_id,
+    suspendedInstanceId: row.suspended_instance_id,
+    suspendedAt: row.suspended_at === null ? null : new Date(row.suspended_at),
     createdAt: new Date(row.created_at),
     archiveComplete: isArchiveComplete({
       archiveStatus: row.archive_status,

@@ -92,6 +92,28 @@ export class LeaseSweepSystem {
     return rows.flatMap((row) => (row.lease === null ? [] : [row.lease]));
   }
 
+  /**
+   * Cold leases whose suspended box has been idle for `ttlMs` and whose archive covers every
+   * admitted write forget it (one statement, SKIP LOCKED); each comes back with the instance to
+   * delete. Forgotten first, so no spawner can resume it while it is deleted.
+   */
+  async forgetIdleSuspended(options: {
+    ttlMs: number;
+    limit?: number;
+  }): Promise<{ readonly instanceId: string; readonly lease: LeaseSnapshot }[]> {
+    const now = await this.#resources.clock.now();
+    const rows = await callLeaseFunction(
+      this.#resources.db,
+      Prisma.sql`berth_lease_forget_idle_suspended(${now}::timestamptz, ${options.ttlMs}::int,
+        ${options.limit ?? DEFAULT_BATCH}::int)`,
+    );
+    return rows.flatMap((row) =>
+      row.lease === null || row.reason === null
+        ? []
+        : [{ instanceId: row.reason, lease: row.lease }],
+    );
+  }
+
   /** Gives a claimed lease back (its drain was deferred), so the next sweep retries it. */
   async releaseDrainClaim(lease: { id: string; drainClaimId?: string | null }): Promise<void> {
     await this.#resources.db.$executeRaw`

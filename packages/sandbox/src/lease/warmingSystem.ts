@@ -42,7 +42,17 @@ const drainColdSchema = fenceSchema.extend({
   instanceId: nameSchema.nullable(),
   /** The box was already gone when the drain came to capture it. */
   providerMissing: z.boolean().default(false),
+  /** The box was suspended with its disk kept (not terminated): the cold lease remembers it. */
+  suspended: z.boolean().default(false),
   actor: nameSchema.default("reaper"),
+});
+const takeSchema = fenceSchema.extend({
+  instanceId: nameSchema,
+  rematerializationId: rematerializationSchema,
+});
+const discardSchema = fenceSchema.extend({
+  instanceId: nameSchema,
+  reason: z.string().max(200).nullable().default(null),
 });
 
 export type RecordAllocationInput = z.input<typeof allocationSchema>;
@@ -52,6 +62,8 @@ export type FailWarmingInput = z.input<typeof failSchema>;
 export type MarkInstanceLostInput = z.input<typeof lostSchema>;
 export type RearmInput = z.input<typeof rearmSchema>;
 export type ConfirmDrainColdInput = z.input<typeof drainColdSchema>;
+export type TakeSuspendedInput = z.input<typeof takeSchema>;
+export type DiscardTakenInput = z.input<typeof discardSchema>;
 
 /**
  * The spawner's path and what fences it: allocation intent → record created → commit warm, or
@@ -152,15 +164,50 @@ export class WarmingSystem {
     );
   }
 
-  /** The drained box was captured and stopped: cold at epoch+1 (unless an arrival re-armed it). */
+  /**
+   * The drained box was captured and stopped: cold at epoch+1 (unless an arrival re-armed it).
+   * `suspended`: it was suspended with its disk, and the cold lease remembers its allocation and
+   * instance for the next spawner.
+   */
   async confirmDrainCold(input: ConfirmDrainColdInput): Promise<CasOutcome<"cold">> {
     const args = parseInput(drainColdSchema, input);
     const now = await this.#resources.clock.now();
     return this.#run(
       Prisma.sql`berth_lease_confirm_drain_cold(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
-        ${args.expectedEpoch}::int, ${args.instanceId}::text, ${args.providerMissing}, ${args.actor},
-        ${now}::timestamptz)`,
+        ${args.expectedEpoch}::int, ${args.instanceId}::text, ${args.providerMissing},
+        ${args.suspended}, ${args.actor}, ${now}::timestamptz)`,
       ["cold"],
+    );
+  }
+
+  /**
+   * Takes the suspended box the cold lease remembers as this warming epoch's box, before it is
+   * resumed (so the reaper stops it if this spawner dies): its allocation and instance become
+   * the lease's, and the lease forgets it as suspended.
+   */
+  async takeSuspended(input: TakeSuspendedInput): Promise<CasOutcome<"taken">> {
+    const args = parseInput(takeSchema, input);
+    const { clock, config } = this.#resources;
+    const now = await clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_take_suspended(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${args.instanceId}, ${args.rematerializationId}::uuid,
+        ${config.warmingTimeoutMs}::int, ${now}::timestamptz)`,
+      ["taken"],
+    );
+  }
+
+  /**
+   * The taken box is confirmed deleted (it could not serve the selected revision): the epoch
+   * forgets it, so the next allocation intent is a new one.
+   */
+  async discardTaken(input: DiscardTakenInput): Promise<CasOutcome<"discarded">> {
+    const args = parseInput(discardSchema, input);
+    const now = await this.#resources.clock.now();
+    return this.#run(
+      Prisma.sql`berth_lease_discard_taken(${args.workspaceId}::uuid, ${args.leaseId}::uuid,
+        ${args.expectedEpoch}::int, ${args.instanceId}, ${args.reason}::text, ${now}::timestamptz)`,
+      ["discarded"],
     );
   }
 

@@ -25,7 +25,20 @@ export type CaptureResult =
  */
 export interface DrainPort {
   capture(lease: LeaseSnapshot, actor: string): Promise<CaptureResult>;
+  /** Terminates the lease's box (nothing of it is kept). */
   stop(lease: LeaseSnapshot): Promise<void>;
+  /**
+   * Stops the lease's box after a published capture: suspended with its disk where the lease's
+   * backend keeps disks across a drain (then `suspended`, and the cold lease remembers it),
+   * terminated elsewhere (`terminated`). Idempotent, fenced at the lease's epoch. A port without
+   * it never keeps a box: the reaper calls `stop`.
+   */
+  park?(lease: LeaseSnapshot): Promise<"suspended" | "terminated">;
+  /**
+   * Deletes a suspended box the lease forgot (the suspended-TTL sweep), with its disk. A port
+   * without it never suspends, so the reaper runs no such sweep.
+   */
+  deleteSuspended?(lease: LeaseSnapshot, instanceId: string): Promise<void>;
 }
 
 /**

@@ -16,6 +16,8 @@ export type DrainResult =
 
 export interface SweepReport {
   readonly expiredWarming: number;
+  /** Suspended boxes idle past their TTL, forgotten by their lease and deleted (or left, failed, to the orphan sweep). */
+  readonly deletedSuspended: readonly { readonly instanceId: string; readonly error?: string }[];
   readonly reapedHolders: number;
   readonly drains: readonly {
     readonly leaseId: string;
@@ -29,6 +31,12 @@ export interface ReaperOptions {
   readonly drainPort: DrainPort;
   /** How long a drain claim lasts before another reaper may take the lease over. */
   readonly claimTtlMs?: number;
+  /**
+   * How long a suspended box (a drain that kept its disk) may stay idle before the sweep deletes
+   * it, once the archive covers every admitted write (BERTH_KUBE_SUSPENDED_TTL_MS). Unset keeps
+   * suspended boxes until their lease is next acquired.
+   */
+  readonly suspendedTtlMs?: number;
 }
 
 const DEFAULT_CLAIM_TTL_MS = 10 * 60_000;
@@ -45,6 +53,7 @@ export class ReaperSystem {
   readonly #warming: WarmingSystem;
   readonly #drainPort: DrainPort;
   readonly #claimTtlMs: number;
+  readonly #suspendedTtlMs: number | undefined;
 
   constructor(options: ReaperOptions) {
     this.#sweeps = new LeaseSweepSystem(options.resources);
@@ -55,6 +64,7 @@ export class ReaperSystem {
       .int()
       .positive()
       .parse(options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS);
+    this.#suspendedTtlMs = z.number().int().positive().optional().parse(options.suspendedTtlMs);
   }
 
   async sweepOnce(): Promise<SweepReport> {
@@ -66,7 +76,29 @@ export class ReaperSystem {
     });
     const drains = [];
     for (const lease of claimed) drains.push({ leaseId: lease.id, ...(await this.#drain(lease)) });
-    return { expiredWarming: expired.length, reapedHolders: reaped, drains };
+    const deletedSuspended = await this.#deleteIdleSuspended();
+    return { expiredWarming: expired.length, reapedHolders: reaped, drains, deletedSuspended };
+  }
+
+  /**
+   * Suspended boxes idle past the TTL whose archive covers the workspace: the lease forgets each
+   * (so no spawner resumes it meanwhile), then it is deleted with its disk. A delete that fails
+   * leaves a box no lease records, which the orphan sweep removes.
+   */
+  async #deleteIdleSuspended(): Promise<SweepReport["deletedSuspended"]> {
+    const port = this.#drainPort;
+    if (this.#suspendedTtlMs === undefined || port.deleteSuspended === undefined) return [];
+    const forgotten = await this.#sweeps.forgetIdleSuspended({ ttlMs: this.#suspendedTtlMs });
+    const deleted = [];
+    for (const { instanceId, lease } of forgotten) {
+      try {
+        await port.deleteSuspended(lease, instanceId);
+        deleted.push({ instanceId });
+      } catch (error) {
+        deleted.push({ instanceId, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return deleted;
   }
 
   async #drain(lease: LeaseSnapshot): Promise<{ result: DrainResult; detail?: string }> {
@@ -106,9 +138,19 @@ export class ReaperSystem {
       }
       case "provider_missing":
         return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: true });
-      case "published":
-        await this.#drainPort.stop(lease);
-        return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: false });
+      case "published": {
+        // Suspended (its disk kept, the lease remembering it) where the backend keeps disks.
+        const parked =
+          this.#drainPort.park === undefined
+            ? await this.#drainPort.stop(lease).then(() => "terminated" as const)
+            : await this.#drainPort.park(lease);
+        return this.#cold({
+          ...fence,
+          instanceId: lease.instanceId,
+          providerMissing: false,
+          suspended: parked === "suspended",
+        });
+      }
     }
   }
 
@@ -118,6 +160,7 @@ export class ReaperSystem {
     expectedEpoch: number;
     instanceId: string | null;
     providerMissing: boolean;
+    suspended?: boolean;
   }): Promise<{ result: DrainResult; detail?: string }> {
     const cold = await this.#warming.confirmDrainCold({ ...input, actor: "reaper" });
     return cold.outcome === "cold"

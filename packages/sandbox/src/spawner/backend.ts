@@ -192,6 +192,13 @@ export function asBackendError(
  */
 export interface Backend {
   readonly kind: "local" | "kubernetes";
+  /**
+   * Whether a drained box is suspended with its disk kept (true: Kubernetes, where the PVC
+   * outlives the pod and a resume skips hydration) rather than terminated (absent or false: the
+   * local backend, whose boxes are cheap to re-create and whose disk is the archive's to rebuild).
+   * The reaper's drain, the spawner's resume and the suspended-TTL sweep decide by it.
+   */
+  readonly drainKeepsDisk?: boolean;
   create(input: CreateBoxInput): Promise<CreatedBox>;
   /**
    * Waits until the box runs commands (boxd answers and runs `true`), and answers a client of

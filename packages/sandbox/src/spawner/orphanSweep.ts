@@ -11,7 +11,7 @@ export interface OrphanSweepReport {
 /**
  * Terminates boxes no lease records: a spawner that died between create and record leaves one.
  * A box is an orphan when it is older than the warming timeout (its spawner's whole budget) and
- * no lease names it as its instance, or holds its allocation intent while warming (a successor
+ * no lease names it as its instance (or, cold, as the box its drain suspended), or holds its allocation intent while warming (a successor
  * spawner is about to adopt it; on a cold lease the intent is only a hint, and a later create of
  * the same allocation makes a fresh box). The lease rows are read with SKIP LOCKED: a lease in the middle of a
  * transition is decided on the next sweep, never guessed. Every configured backend's inventory
@@ -65,14 +65,16 @@ export class OrphanSweepSystem {
         id: string;
         busy: boolean;
         instance_id: string | null;
+        suspended_instance_id: string | null;
         adoptable_allocation: string | null;
       }[]
     >`
       WITH free AS (
-        SELECT id, instance_id, CASE WHEN liveness = 'warming' THEN allocation_id END AS adoptable_allocation
+        SELECT id, instance_id, suspended_instance_id,
+               CASE WHEN liveness = 'warming' THEN allocation_id END AS adoptable_allocation
           FROM sandbox_leases
          WHERE id = ANY(${leaseIds}::uuid[]) FOR SHARE SKIP LOCKED)
-      SELECT l.id, f.id IS NULL AS busy, f.instance_id, f.adoptable_allocation
+      SELECT l.id, f.id IS NULL AS busy, f.instance_id, f.suspended_instance_id, f.adoptable_allocation
         FROM sandbox_leases l LEFT JOIN free f ON f.id = l.id
        WHERE l.id = ANY(${leaseIds}::uuid[])`;
     const recorded = new Set<string>();
@@ -82,6 +84,7 @@ export class OrphanSweepSystem {
       if (
         row.busy ||
         row.instance_id === box.instanceId ||
+        row.suspended_instance_id === box.instanceId ||
         row.adoptable_allocation === box.metadata.allocationId
       ) {
         recorded.add(box.instanceId);

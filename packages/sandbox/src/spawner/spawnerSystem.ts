@@ -93,8 +93,21 @@ export class SpawnerSystem {
         cause: error,
       });
     }
+    // A box a drain suspended with its disk: resumed when its disk holds the selected revision
+    // (no hydration), else deleted and replaced below under the same restore attempt.
+    let attempt: string | undefined;
+    if (spawned.suspendedInstanceId !== null && spawned.allocationId === null) {
+      const resumed = await this.#resumeSuspended({
+        fence,
+        backend,
+        spawned,
+        instanceId: spawned.suspendedInstanceId,
+      });
+      if (resumed.kind === "established") return resumed.box;
+      attempt = resumed.rematerializationId;
+    }
     const restore =
-      spawned.archiveStatus === "none" ? undefined : await this.#beginRestore(spawned);
+      spawned.archiveStatus === "none" ? undefined : await this.#beginRestore(spawned, attempt);
 
     const intent = await this.#warming.recordAllocation({ ...fence, allocationId: randomUUID() });
     if (intent.outcome === "lost") throw superseded(intent.lease, intent.reason);
@@ -187,7 +200,10 @@ export class SpawnerSystem {
    * Starts this epoch's restore and checks the selected archive's blob before any box exists.
    * A blocked begin (the archive missed writes or is unverified) leaves the lease blocked.
    */
-  async #beginRestore(spawned: LeaseSnapshot): Promise<Restore> {
+  async #beginRestore(
+    spawned: LeaseSnapshot,
+    rematerializationId: string = randomUUID(),
+  ): Promise<Restore> {
     const fence = {
       workspaceId: spawned.workspaceId,
       leaseId: spawned.id,
@@ -206,7 +222,19 @@ export class SpawnerSystem {
         lease: failed.lease,
       });
     }
-    const rematerializationId = randomUUID();
+    // The same attempt id again is idempotent: a resume that found the disk stale began it.
+    const begun = await this.#begin(fence, rematerializationId);
+    try {
+      return { rematerializationId, row: await restorer.check(begun), restorer };
+    } catch (error) {
+      const restore = { rematerializationId };
+      const failed = await this.#fail({ fence, restore, error, reason: "restore_failed" });
+      throw restoreFailed(error, failed);
+    }
+  }
+
+  /** Begins (or re-begins, same id) this epoch's restore attempt; a blocked one is thrown. */
+  async #begin(fence: Fence, rematerializationId: string): Promise<LeaseSnapshot> {
     const begun = await this.#recovery.beginRematerialization({ ...fence, rematerializationId });
     if (begun.outcome === "blocked") {
       throw new SpawnError({
@@ -217,13 +245,102 @@ export class SpawnerSystem {
       });
     }
     if (begun.outcome === "lost") throw superseded(begun.lease, begun.reason);
-    try {
-      return { rematerializationId, row: await restorer.check(begun.lease), restorer };
-    } catch (error) {
-      const restore = { rematerializationId };
-      const failed = await this.#fail({ fence, restore, error, reason: "restore_failed" });
-      throw restoreFailed(error, failed);
+    return begun.lease;
+  }
+
+  /**
+   * The suspended box the cold lease remembers: taken as this epoch's box (recorded before it is
+   * woken, so a dead spawner leaves it to the reaper), resumed, and asked for its revision. When
+   * the disk holds exactly the selected revision the restore is verified from it and the lease
+   * commits warm — nothing is hydrated. Otherwise (another revision, no archive to match, a box
+   * that is gone or will not serve) it is deleted with its disk, fenced at this epoch, and
+   * forgotten, and the caller rematerializes into a new allocation under the same attempt.
+   */
+  async #resumeSuspended(input: {
+    fence: Fence;
+    backend: Backend;
+    spawned: LeaseSnapshot;
+    instanceId: string;
+  }): Promise<
+    | { kind: "established"; box: EstablishedBox }
+    | { kind: "discarded"; rematerializationId: string | undefined }
+  > {
+    const { fence, backend, instanceId } = input;
+    let rematerializationId: string | undefined;
+    let selected: string | null = null;
+    if (input.spawned.archiveStatus !== "none") {
+      rematerializationId = randomUUID();
+      selected = (await this.#begin(fence, rematerializationId)).selectedRevision;
     }
+    const taken = await this.#warming.takeSuspended({
+      ...fence,
+      instanceId,
+      rematerializationId: rematerializationId ?? null,
+    });
+    if (taken.outcome === "lost") throw superseded(taken.lease, taken.reason);
+
+    let why = "no archive selects a revision for its disk";
+    if (selected !== null) {
+      try {
+        await backend.resume(instanceId, { epoch: fence.expectedEpoch });
+        const client = await backend.ready(instanceId, { timeoutMs: this.#readinessTimeoutMs });
+        const { revision } = await client.revision();
+        why = `its disk holds revision ${revision}, not the selected ${selected}`;
+        if (revision === selected && rematerializationId !== undefined) {
+          const box = await this.#commitResumed({
+            fence,
+            backend,
+            instanceId,
+            rematerializationId,
+            selected,
+          });
+          return { kind: "established", box };
+        }
+      } catch (error) {
+        if (error instanceof SpawnError) throw error;
+        why = `it did not resume: ${message(error)}`;
+      }
+    }
+    await this.#terminateOrThrow({
+      backend,
+      instanceId,
+      epoch: fence.expectedEpoch,
+      lease: taken.lease,
+      error: new Error(why),
+    });
+    const discarded = await this.#warming.discardTaken({
+      ...fence,
+      instanceId,
+      reason: why.slice(0, 200),
+    });
+    if (discarded.outcome === "lost") throw superseded(discarded.lease, discarded.reason);
+    return { kind: "discarded", rematerializationId };
+  }
+
+  /** The resumed disk holds the selected revision: verifying, then warm — or superseded. */
+  async #commitResumed(input: {
+    fence: Fence;
+    backend: Backend;
+    instanceId: string;
+    rematerializationId: string;
+    selected: string;
+  }): Promise<EstablishedBox> {
+    const { fence, backend, instanceId, rematerializationId } = input;
+    const verifying = await this.#recovery.markVerifying({
+      ...fence,
+      rematerializationId,
+      revision: input.selected,
+    });
+    if (verifying.outcome === "lost") {
+      await this.#terminateOrLeave(backend, instanceId, fence.expectedEpoch);
+      throw superseded(verifying.lease, verifying.reason);
+    }
+    const commit = await this.#warming.commitWarm({ ...fence, instanceId, rematerializationId });
+    if (commit.outcome === "lost") {
+      await this.#terminateOrLeave(backend, instanceId, fence.expectedEpoch);
+      throw superseded(commit.lease, commit.reason);
+    }
+    return { instanceId, lease: commit.lease };
   }
 
   /** Hydrates the box, marks the restore verifying, and proves the box holds the revision. */

@@ -66,6 +66,18 @@ export class InMemoryDrainPort implements DrainPort {
     return { kind: "published", generation, revision, lease: published.lease };
   }
 
+  /** In-memory boxes are never kept: park terminates, as the local backend does. */
+  async park(lease: LeaseSnapshot): Promise<"terminated"> {
+    await this.stop(lease);
+    return "terminated";
+  }
+
+  deleteSuspended(_lease: LeaseSnapshot, instanceId: string): Promise<void> {
+    this.stops.push(instanceId);
+    this.#boxes.delete(instanceId);
+    return Promise.resolve();
+  }
+
   stop(lease: LeaseSnapshot): Promise<void> {
     const instanceId = lease.instanceId ?? "";
     this.stops.push(instanceId);

@@ -299,7 +299,7 @@ describe("timings from the environment", () => {
     ).toMatchObject({ BERTH_CHECKPOINT_MAX_MS: 60_000 });
   });
 
-  it("defaults to lease TTL 90 s, warming 600 s, grace 900 s, reaper 30 s, 5 archives, 30 s quiet, 5 min checkpoint deadline, local boxes", () => {
+  it("defaults to lease TTL 90 s, warming 600 s, grace 900 s, reaper 30 s, 5 archives, 30 s quiet, 5 min checkpoint deadline, 24 h suspended boxes, local boxes", () => {
     expect(sandboxEnvSchema.parse({})).toEqual({
       BERTH_LEASE_TTL_MS: 90_000,
       BERTH_WARMING_TIMEOUT_MS: 600_000,
@@ -309,6 +309,7 @@ describe("timings from the environment", () => {
       BERTH_ARCHIVE_KEEP: 5,
       BERTH_CHECKPOINT_QUIET_MS: 30_000,
       BERTH_CHECKPOINT_MAX_MS: 300_000,
+      BERTH_KUBE_SUSPENDED_TTL_MS: 86_400_000,
       BERTH_BACKEND: "local",
     });
   });

@@ -67,6 +67,8 @@ const POD_CONFINEMENT: BoxConfinement = {
 
 export class KubernetesBackend implements Backend {
   readonly kind = "kubernetes" as const;
+  /** A drain suspends the Sandbox: its PVC is kept, and the next spawn resumes it. */
+  readonly drainKeepsDisk = true;
   readonly #client: KubeClient;
   readonly #installationId: () => Promise<string>;
   readonly #secret: string;
