@@ -201,6 +201,12 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
   backend_invalid: tellOperator,
   backend_internal: tellOperator,
   backend_not_found: report,
+  // The server's own setup (it runs outside its cluster): only its operator can change that.
+  backend_unreachable_pod_network: {
+    reason: "unexpected",
+    hint: () =>
+      "This server cannot reach its Kubernetes boxes' pod IPs: Berth must run inside the cluster (port-forwarding is not built). Ask its operator to deploy it there, or to use the local backend.",
+  },
 
   // An admin's restore of a revision (the box keeps every write whenever one is refused).
   spawn_in_progress: retryLater,

@@ -10,6 +10,7 @@ import {
   backendsFromEnv,
   captureUnavailableDrainPort,
   CheckpointSystem,
+  type ConfiguredBackends,
   DatabaseClock,
   ensureInstallationId,
   archiveStoreFromEnv,
@@ -48,19 +49,33 @@ try {
   await db.$disconnect();
   process.exit(1);
 }
-const { registry: backends, local } = backendsFromEnv({
-  env,
-  local:
-    env.BERTH_SECRET === undefined
-      ? undefined
-      : {
-          dataDir: resolve(env.BERTH_DATA_DIR),
-          secret: env.BERTH_SECRET,
-          isolation: "auto",
-          logger,
-          installationId: () => Promise.resolve(installationId),
-        },
-});
+// Kubernetes boxes too need BERTH_SECRET (their tokens derive from it); a cluster configuration
+// that cannot be loaded stops the start, saying what to set.
+let configured: ConfiguredBackends;
+try {
+  configured = backendsFromEnv({
+    env,
+    local:
+      env.BERTH_SECRET === undefined
+        ? undefined
+        : {
+            dataDir: resolve(env.BERTH_DATA_DIR),
+            secret: env.BERTH_SECRET,
+            isolation: "auto",
+            logger,
+            installationId: () => Promise.resolve(installationId),
+          },
+    kubernetes:
+      env.BERTH_SECRET === undefined
+        ? undefined
+        : { secret: env.BERTH_SECRET, installationId: () => Promise.resolve(installationId) },
+  });
+} catch (error) {
+  logger.fatal({ err: error }, "worker failed");
+  await db.$disconnect();
+  process.exit(1);
+}
+const { registry: backends, local } = configured;
 const anyBackend = backends.kinds().length > 0;
 // A folder or a bucket, as BERTH_ARCHIVE_URL / BERTH_ARCHIVE_DIR say.
 const store = archiveStoreFromEnv(env, db);

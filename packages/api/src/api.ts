@@ -122,6 +122,7 @@ export function createBerthApi(
       auth,
       clock,
       publicUrl: env.BERTH_PUBLIC_URL,
+      defaultBackend: env.BERTH_BACKEND,
       caller,
       sameOrigin: ownRender || fromOwnPages(headers, origins),
       leaseEvents,
@@ -153,21 +154,27 @@ export function createBerthApi(
   };
 }
 
-/** Box services over the configured backends (BERTH_BACKEND), restoring from the archive store. */
+/**
+ * Box services over the configured backends (local; Kubernetes as BERTH_BACKEND and
+ * BERTH_KUBE_TEMPLATE say), restoring from the archive store.
+ */
 function configuredBoxes(
   env: ApiEnv,
 ): (db: DbClient, clock: Clock, wakeups: LeaseWakeups) => BoxAccess {
   return (db, clock, wakeups) => {
     const resources = { db, clock, config: leaseConfigFromEnv(env) };
+    // Both backends label their boxes with the one installation id (the orphan sweep's scope).
+    const installationId = lazyInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) });
     const { registry: backends } = backendsFromEnv({
       env,
       local: {
         dataDir: resolve(env.BERTH_DATA_DIR),
         secret: env.BERTH_SECRET,
         isolation: "auto",
-        installationId: lazyInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) }),
+        installationId,
         ...(env.BERTH_BOXD_ENTRY === undefined ? {} : { boxdEntry: env.BERTH_BOXD_ENTRY }),
       },
+      kubernetes: { secret: env.BERTH_SECRET, installationId },
     });
     // A folder or a bucket, as BERTH_ARCHIVE_URL / BERTH_ARCHIVE_DIR say.
     const store = archiveStoreFromEnv(env, db);

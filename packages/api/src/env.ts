@@ -1,5 +1,5 @@
 import { dbEnvSchema } from "@berth/db";
-import { archiveStoreEnvShape, sandboxEnvShape } from "@berth/sandbox";
+import { archiveStoreEnvShape, checkKubeEnv, sandboxEnvShape } from "@berth/sandbox";
 import { z } from "zod";
 import { trustedProxiesSchema } from "./http/clientAddress.ts";
 
@@ -66,6 +66,6 @@ function checkSignInLimits(env: z.infer<typeof apiEnvObject>, context: z.Refinem
     });
 }
 
-export const apiEnvSchema = apiEnvObject.superRefine(checkSignInLimits);
+export const apiEnvSchema = apiEnvObject.superRefine(checkSignInLimits).superRefine(checkKubeEnv);
 
 export type ApiEnv = z.infer<typeof apiEnvSchema>;

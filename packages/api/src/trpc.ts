@@ -1,5 +1,5 @@
 import type { DbClient, MembershipRole } from "@berth/db";
-import type { BoxAccess } from "@berth/sandbox";
+import type { BackendKind, BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
 import type { LeaseEventFeed } from "@berth/sandbox/events";
 import { initTRPC, TRPCError } from "@trpc/server";
@@ -29,6 +29,8 @@ export interface ApiContext {
   readonly clock: Clock;
   /** The dashboard's own address, for links Berth hands out (invitations). */
   readonly publicUrl: string;
+  /** The backend a new session names when its creator names none (BERTH_BACKEND). */
+  readonly defaultBackend: BackendKind;
   readonly caller: Caller;
   /**
    * Whether the request came from one of Berth's own pages (its Origin, or Sec-Fetch-Site:

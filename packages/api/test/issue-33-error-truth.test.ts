@@ -362,6 +362,31 @@ describe("a spawn", () => {
     expectTruthful(first, next);
   });
 
+  // Issue 37: a Kubernetes box Ready in its cluster whose pod IP Berth cannot reach (Berth runs
+  // outside the cluster): typed, not a 500, final — and refused again while nothing changes.
+  it("whose pod IP Berth cannot reach: backend_unreachable_pod_network, final, and refused again", async () => {
+    const on = await newSession();
+    const unreachable = new BackendError({
+      code: "unreachable_pod_network",
+      message:
+        "box b is Ready in the cluster, but Berth cannot connect to boxd at its pod's IP (connect ECONNREFUSED 10.0.0.7:7070). Berth must run inside the cluster",
+    });
+    racepoints.arm({ readyFails: unreachable });
+    const first = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    expect(refusal(first).berth).toEqual({
+      code: "backend_unreachable_pod_network",
+      retryable: false,
+    });
+    expect(refusal(first).message).toContain("Berth must run inside the cluster");
+    const error = await berth()
+      .fs.list.query({ ...on, path: "" })
+      .catch((e: unknown) => e);
+    expect((error as TRPCClientError<AppRouter>).data?.httpStatus).toBe(412);
+    const next = await outcome(berth().fs.list.query({ ...on, path: "" }));
+    racepoints.arm({});
+    expectTruthful(first, next);
+  });
+
   it("whose box never becomes ready: spawn_failed, retryable, and the next call gets a box", async () => {
     const on = await newSession();
     let failed = false;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkKubeEnv, kubeEnvShape } from "./backends/kubeEnv.ts";
 import { backendKinds } from "./spawner/backendRegistry.ts";
 import type { LeaseConfig } from "./lease/config.ts";
 
@@ -11,18 +12,16 @@ const ms = (fallback: number) =>
     .default(fallback);
 
 /**
- * Which backend new boxes come from (DESIGN.md "Defaults"): `local` (boxd processes in the data
- * folder). `kubernetes` is a known kind whose adapter arrives in part 3 (issue 37): until then
- * configuring it is refused at start, so a cluster session is never silently a local box.
+ * Which backend new sessions name when they name none (DESIGN.md "Defaults"): `local` (boxd
+ * processes in the data folder) or `kubernetes` (Sandboxes on a cluster, kubeEnv.ts), plus the
+ * Kubernetes backend's settings. Local is always configured; Kubernetes when it is the default or
+ * BERTH_KUBE_TEMPLATE is set, so both can serve sessions at once.
  */
 export const backendEnvShape = {
   BERTH_BACKEND: z
     .enum(backendKinds, { error: `must be one of ${backendKinds.join(", ")}` })
-    .default("local")
-    .refine((kind) => kind !== "kubernetes", {
-      error:
-        "kubernetes cannot be configured yet: its backend adapter arrives in part 3 (issue 37); use local",
-    }),
+    .default("local"),
+  ...kubeEnvShape,
 };
 
 /** The lease and reaper timings, from the environment (milliseconds, 1 s – 24 h). */
@@ -50,12 +49,13 @@ export const sandboxEnvShape = {
 type SandboxEnv = z.infer<z.ZodObject<typeof sandboxEnvShape>>;
 
 /**
- * The boot invariants: the reaper must sweep more often than a viewer's TTL, or viewers would
+ * The boot invariants: BERTH_BACKEND=kubernetes names its template (kubeEnv.ts); the reaper must sweep more often than a viewer's TTL, or viewers would
  * outlive their TTL by a whole period; and the checkpoint's deadline may not come before its
  * quiet period, which would make the quiet period meaningless (every write captured mid-burst).
  * Compose it into a process's env schema with superRefine.
  */
 export function checkSandboxEnv(env: SandboxEnv, context: z.RefinementCtx): void {
+  checkKubeEnv(env, context);
   if (env.BERTH_REAPER_PERIOD_MS >= env.BERTH_VIEWER_TTL_MS) {
     context.addIssue({
       code: "custom",

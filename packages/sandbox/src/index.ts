@@ -19,13 +19,15 @@ export {
 } from "./spawner/backendRegistry.ts";
 export type { BackendKind, NamesBackend } from "./spawner/backendRegistry.ts";
 export { backendsFromEnv } from "./backends/backendsFromEnv.ts";
+export { checkKubeEnv, kubeEnvShape, kubernetesConfigured } from "./backends/kubeEnv.ts";
+export type { KubeEnv } from "./backends/kubeEnv.ts";
 export {
   ensureInstallationId,
   installationIdFile,
   InstallationMismatchError,
   lazyInstallationId,
 } from "./backends/installationId.ts";
-export type { ConfiguredBackends } from "./backends/backendsFromEnv.ts";
+export type { ConfiguredBackends, KubernetesBackendSettings } from "./backends/backendsFromEnv.ts";
 export * from "./archives/index.ts";
 export * from "./lease/index.ts";
 export * from "./machines/index.ts";

@@ -86,6 +86,8 @@ const backendCodes: Record<BackendErrorCode, TRPC_ERROR_CODE_KEY> = {
   unavailable: "SERVICE_UNAVAILABLE",
   invalid: "PRECONDITION_FAILED",
   internal: "SERVICE_UNAVAILABLE",
+  // Berth runs outside the cluster's pod network: nothing the caller can change, nor a retry.
+  unreachable_pod_network: "PRECONDITION_FAILED",
 };
 
 /**

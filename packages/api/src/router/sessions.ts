@@ -41,20 +41,22 @@ export const sessionsRouter = {
     .input(
       z.object({
         title: displayNameSchema,
+        /** Unnamed: this server's default (BERTH_BACKEND). */
         backend: z
           .enum(sessionBackends, { error: `must be one of ${sessionBackends.join(", ")}` })
-          .default("local"),
+          .optional(),
       }),
     )
     .mutation(({ ctx, input }) => {
+      const backend = input.backend ?? ctx.defaultBackend;
       // A session names the backend its boxes come from: one this server cannot serve is
       // refused (backend_not_configured) before anything is written, never silently local.
-      ctx.boxes.requireBackend(input.backend);
+      ctx.boxes.requireBackend(backend);
       return ctx.db.session.create({
         data: {
           workspaceId: ctx.workspaceId,
           title: input.title,
-          backend: input.backend,
+          backend,
           sandboxGroupId: randomUUID(),
         },
         select: sessionFields,

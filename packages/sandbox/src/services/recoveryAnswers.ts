@@ -110,8 +110,8 @@ function nextAfterSpawn(error: SpawnError): string {
 /**
  * A spawn that failed: blocked if it left the lease blocked; a create the backend refused for a
  * reason a retry does not change (or changes only later) answers as the backend said — the
- * lease's backend not configured here, `capacity` (retryable) or `invalid` (not); else
- * `spawn_failed`.
+ * lease's backend not configured here, `capacity` (retryable), `invalid` or
+ * `unreachable_pod_network` (Berth outside the cluster; neither retryable); else `spawn_failed`.
  */
 export function spawnAnswer(
   error: SpawnError,
@@ -126,7 +126,12 @@ export function spawnAnswer(
   if (error.code === "create_failed" || error.code === "readiness_failed") {
     const cause = error.cause;
     if (cause instanceof BackendNotConfiguredError) return cause;
-    if (cause instanceof BackendError && (cause.code === "capacity" || cause.code === "invalid"))
+    if (
+      cause instanceof BackendError &&
+      (cause.code === "capacity" ||
+        cause.code === "invalid" ||
+        cause.code === "unreachable_pod_network")
+    )
       return cause;
   }
   return new BoxServiceError({

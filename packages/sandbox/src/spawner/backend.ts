@@ -121,12 +121,16 @@ export const backendErrorCodes = [
   "unavailable",
   "invalid",
   "internal",
+  "unreachable_pod_network",
 ] as const;
 export type BackendErrorCode = (typeof backendErrorCodes)[number];
 
 /**
  * How each BackendError code reaches clients (`data.berth.code`, mapped in the API's error
  * table): capacity and unavailable may succeed on a later call, invalid and internal will not.
+ * unreachable_pod_network (Kubernetes): the box serves inside its cluster, but Berth cannot open
+ * a connection to its pod's address — Berth runs outside the cluster's pod network, and every
+ * later call fails the same way until it runs inside it.
  */
 export const backendErrorAnswers = {
   not_found: { code: "backend_not_found", retryable: false },
@@ -134,6 +138,7 @@ export const backendErrorAnswers = {
   unavailable: { code: "backend_unavailable", retryable: true },
   invalid: { code: "backend_invalid", retryable: false },
   internal: { code: "backend_internal", retryable: false },
+  unreachable_pod_network: { code: "backend_unreachable_pod_network", retryable: false },
 } as const satisfies Record<BackendErrorCode, { code: `backend_${string}`; retryable: boolean }>;
 export type BackendAnswerCode = (typeof backendErrorAnswers)[BackendErrorCode]["code"];
 export const backendAnswerCodes: readonly BackendAnswerCode[] = Object.values(

@@ -1,4 +1,5 @@
 import type { BoxClient } from "@berth/box-protocol";
+import { BoxError } from "@berth/box-protocol";
 import { BackendError } from "./backend.ts";
 
 /** How long one `true` may take: a box that serves answers in milliseconds. */
@@ -48,7 +49,7 @@ export async function waitUntilServing(options: {
     }
     try {
       const client = await options.reach(remaining());
-      await client.health();
+      await withinDeadline(client.health(), remaining());
       const result = await client.exec({
         argv: ["true"],
         timeoutMs: Math.max(1, Math.min(EXEC_PROBE_MS, Math.ceil(remaining()))),
@@ -71,6 +72,28 @@ export async function waitUntilServing(options: {
     instanceId,
     cause: lastError,
   });
+}
+
+/**
+ * The health probe, cut at the wait's deadline: a connection to an address whose packets are
+ * dropped (a pod IP not routed to Berth) would otherwise hang for the transport's own connect
+ * timeout, past the deadline. Cut short, it is a BoxError `timeout` — nothing answered — which
+ * an adapter may read as "its address cannot be reached" (kubernetesBackend.ts).
+ */
+async function withinDeadline<T>(probe: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new BoxError("timeout", `boxd did not answer within ${String(Math.ceil(ms))} ms`));
+    }, ms);
+  });
+  // The probe left running settles on its own; its late failure is no one's to report.
+  probe.catch(() => undefined);
+  try {
+    return await Promise.race([probe, cut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -166,10 +166,8 @@ describe("BERTH_BACKEND", () => {
     expect(registry.backendFor({ backend: "local" })).toBe(built);
   });
 
-  it("refuses kubernetes at start, saying its adapter arrives in part 3", () => {
-    const parsed = sandboxEnvSchema.safeParse({ BERTH_BACKEND: "kubernetes" });
-    expect(parsed.error?.issues.map((issue) => issue.path)).toEqual([["BERTH_BACKEND"]]);
-    expect(parsed.error?.issues[0]?.message).toMatch(/part 3 \(issue 37\)/);
+  // Since issue 37 kubernetes is accepted (with its template): issue-37-kube-config.test.ts.
+  it("refuses a kind that is no backend", () => {
     expect(sandboxEnvSchema.safeParse({ BERTH_BACKEND: "docker" }).error?.issues).toMatchObject([
       { path: ["BERTH_BACKEND"], message: "must be one of local, kubernetes" },
     ]);

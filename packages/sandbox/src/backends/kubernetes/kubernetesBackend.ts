@@ -29,6 +29,7 @@ import { toBackendError } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
 import { SANDBOX, type KubeObject, type PodReading } from "./kubeObjects.ts";
 import { writeOperatingMode } from "./operatingModeWrite.ts";
+import { unreachablePodNetwork } from "./podNetwork.ts";
 import { diagnosePod } from "./readinessDiagnosis.ts";
 import type { Operation } from "./operation.ts";
 import { installationSelector, readSandboxIdentity } from "./sandboxLabels.ts";
@@ -188,7 +189,12 @@ export class KubernetesBackend implements Backend {
       });
     } catch (error) {
       if (!(error instanceof BackendError && error.code === "unavailable")) throw error;
-      throw (await this.#diagnosed(instanceId, error)) ?? error;
+      // A Ready pod whose IP took no connection says more than the pod: see podNetwork.ts.
+      throw (
+        unreachablePodNetwork(instanceId, error) ??
+        (await this.#diagnosed(instanceId, error)) ??
+        error
+      );
     }
   }
 
