@@ -6,7 +6,7 @@
 // pod, Secret or PVC is left.
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
 import { findArchive } from "../archives/archiveRows.ts";
 import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
@@ -38,9 +38,16 @@ beforeAll(async () => {
   storeDir = await tempDataDir();
   store = new FilesystemArchiveStore({ root: join(storeDir, "archives") });
 });
-afterAll(async () => {
-  // A failed row's leftovers, so the simulator's kubelet stops every boxd it runs.
+/** Deletes every box: a failed row's leftovers never fail the rows after it. */
+async function deleteEveryBox(): Promise<void> {
   for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
+}
+afterEach(async () => {
+  await deleteEveryBox();
+  await settledNamespace(EMPTY);
+});
+afterAll(async () => {
+  await deleteEveryBox();
   await kube[Symbol.asyncDispose]();
   await rm(storeDir, { recursive: true, force: true });
 });
