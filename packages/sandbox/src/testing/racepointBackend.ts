@@ -43,11 +43,13 @@ export interface Racepoints {
  * `arm` replaces the racepoints, for a backend a long-lived server was built with.
  */
 export class RacepointBackend implements Backend {
-  readonly kind = "local" as const;
+  /** The wrapped backend's kind: a registry serves it for the leases naming that backend. */
+  readonly kind: Backend["kind"];
   readonly #inner: Backend;
   #points: Racepoints;
 
   constructor(inner: Backend, points: Racepoints = {}) {
+    this.kind = inner.kind;
     this.#inner = inner;
     this.#points = { ...points };
   }
