@@ -93,6 +93,8 @@ const reaper = new ReaperSystem({
   resources,
   drainPort:
     archiver === undefined ? captureUnavailableDrainPort : backendDrainPort({ backends, archiver }),
+  // A drained Kubernetes box is kept suspended (its disk resumes without a restore) this long.
+  suspendedTtlMs: env.BERTH_KUBE_SUSPENDED_TTL_MS,
 });
 const orphans = !anyBackend ? undefined : new OrphanSweepSystem({ resources, backends });
 // Boxes left unisolated (started while bubblewrap did not work) are replaced as they drain once a
