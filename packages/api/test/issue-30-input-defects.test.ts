@@ -1,11 +1,10 @@
 import { readdir } from "node:fs/promises";
 import { NUL_REFUSAL } from "@berth/validators";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import superjson from "superjson";
+import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveApi, type AppRouter, type ServedApi } from "../src/index.ts";
+import { serveApi, type ServedApi } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
-import { headersFor, publicUrl, type Credential } from "./support/testApi.ts";
+import { httpClientAs, publicUrl, type Credential } from "./support/testApi.ts";
 import { rowHashes, seedWorkspace, type SeededWorkspace } from "./support/world.ts";
 
 // Issue 30, input defects, through the real HTTP API (tRPC, file transfers and sign-in served
@@ -26,15 +25,7 @@ afterAll(async () => {
 
 /** A typed client of the served API, sending the credential as a browser or script would. */
 function clientAs(credential: Credential) {
-  return createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: `${http.url}/api/trpc`,
-        transformer: superjson,
-        headers: () => Object.fromEntries(headersFor(credential)),
-      }),
-    ],
-  });
+  return httpClientAs(http, credential);
 }
 
 interface Refusal {

@@ -24,12 +24,11 @@ import {
 } from "@berth/sandbox";
 import { killBox, ManualClock, RacepointBackend } from "@berth/sandbox/testing";
 import type { DbClient } from "@berth/db";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import superjson from "superjson";
+import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveApi, type AppRouter, type BerthApi, type ServedApi } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
-import { createTestApi, headersFor, testSecret } from "./support/testApi.ts";
+import { createTestApi, httpClientAs, testSecret } from "./support/testApi.ts";
 import { seedWorkspace } from "./support/world.ts";
 
 /** A short warming timeout: a caller waiting on a dead spawner gives up within it (real time). */
@@ -86,15 +85,7 @@ afterAll(async () => {
 });
 
 function client(served: ServedApi = http) {
-  return createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: `${served.url}/api/trpc`,
-        transformer: superjson,
-        headers: () => Object.fromEntries(headersFor({ token })),
-      }),
-    ],
-  });
+  return httpClientAs(served, { token });
 }
 
 /** How a call ended, as a client sees it: its answer, or `data.berth` and the message. */

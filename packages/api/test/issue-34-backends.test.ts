@@ -7,12 +7,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { installationIdFile } from "@berth/sandbox";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import superjson from "superjson";
+import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveApi, type AppRouter, type ServedApi } from "../src/index.ts";
+import { serveApi, type ServedApi } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
-import { headersFor } from "./support/testApi.ts";
+import { httpClientAs } from "./support/testApi.ts";
 import { seedWorkspace } from "./support/world.ts";
 
 const suite = useApiSuite();
@@ -30,16 +29,7 @@ afterAll(async () => {
   await http.close();
 });
 
-const berth = () =>
-  createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: `${http.url}/api/trpc`,
-        transformer: superjson,
-        headers: () => Object.fromEntries(headersFor({ token })),
-      }),
-    ],
-  });
+const berth = () => httpClientAs(http, { token });
 
 /** The refusal as a client sees it: HTTP status, `data.berth` and the message. */
 async function refusalOf(call: Promise<unknown>) {

@@ -6,12 +6,11 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTRPCClient, httpLink } from "@trpc/client";
-import superjson from "superjson";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveApi, type AppRouter, type ServedApi } from "../src/index.ts";
+import { serveApi, type ServedApi } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
-import { headersFor } from "./support/testApi.ts";
+import { httpClientAs } from "./support/testApi.ts";
 import { seedWorkspace } from "./support/world.ts";
 
 /** A kubeconfig whose server nothing here listens on: loading it contacts nothing. */
@@ -60,16 +59,7 @@ afterAll(async () => {
   await http.close();
 });
 
-const berth = () =>
-  createTRPCClient<AppRouter>({
-    links: [
-      httpLink({
-        url: `${http.url}/api/trpc`,
-        transformer: superjson,
-        headers: () => Object.fromEntries(headersFor({ token })),
-      }),
-    ],
-  });
+const berth = () => httpClientAs(http, { token });
 
 describe("sessions.create under BERTH_BACKEND=kubernetes", () => {
   it("names kubernetes when the creator names no backend", async () => {

@@ -4,8 +4,16 @@ import { join } from "node:path";
 import type { DbClient } from "@berth/db";
 import type { BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
+import { createTRPCClient, httpLink } from "@trpc/client";
+import superjson from "superjson";
 import { clientAddressHeader } from "../../src/http/clientAddress.ts";
-import { apiEnvSchema, createBerthApi, type ApiLogger, type BerthApi } from "../../src/index.ts";
+import {
+  apiEnvSchema,
+  createBerthApi,
+  type ApiLogger,
+  type AppRouter,
+  type BerthApi,
+} from "../../src/index.ts";
 import { createCallerFactory } from "../../src/trpc.ts";
 
 export const testSecret = "test-secret-test-secret-test-secret-0123";
@@ -101,4 +109,17 @@ export function headersFor(credential: Credential): Headers {
 export async function callerAs(api: BerthApi, credential: Credential | Headers) {
   const headers = credential instanceof Headers ? credential : headersFor(credential);
   return createCallerFactory(api.router)(await api.createContext({ headers }));
+}
+
+/** A typed client of an API served over HTTP, sending `credential` as a browser or script would. */
+export function httpClientAs(served: { readonly url: string }, credential: Credential) {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpLink({
+        url: `${served.url}/api/trpc`,
+        transformer: superjson,
+        headers: () => Object.fromEntries(headersFor(credential)),
+      }),
+    ],
+  });
 }
