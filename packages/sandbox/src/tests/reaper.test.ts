@@ -299,7 +299,7 @@ describe("timings from the environment", () => {
     ).toMatchObject({ BERTH_CHECKPOINT_MAX_MS: 60_000 });
   });
 
-  it("defaults to lease TTL 90 s, warming 600 s, grace 900 s, reaper 30 s, 5 archives, 30 s quiet, 5 min checkpoint deadline, 24 h suspended boxes, local boxes", () => {
+  it("defaults to lease TTL 90 s, warming 600 s, grace 900 s, reaper 30 s, 5 archives, 30 s quiet, 5 min checkpoint deadline, 24 h suspended boxes, local boxes (kube image berth-boxd)", () => {
     expect(sandboxEnvSchema.parse({})).toEqual({
       BERTH_LEASE_TTL_MS: 90_000,
       BERTH_WARMING_TIMEOUT_MS: 600_000,
@@ -311,6 +311,7 @@ describe("timings from the environment", () => {
       BERTH_CHECKPOINT_MAX_MS: 300_000,
       BERTH_KUBE_SUSPENDED_TTL_MS: 86_400_000,
       BERTH_BACKEND: "local",
+      BERTH_KUBE_IMAGE: "berth-boxd",
     });
   });
 });
