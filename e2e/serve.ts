@@ -20,8 +20,9 @@ const launcher = spawn(
       ...process.env,
       DATABASE_URL: database.url,
       BERTH_DATA_DIR: dataDir,
-      // No demo box: the browser tests need none, and a box would outlive them.
-      BERTH_DEMO_BOX: "off",
+      // No demo box: the browser tests need none, and a box would outlive them — but the
+      // kube-sim spec's (berthOnKubeSim.ts), which kube-sim's stop ends.
+      BERTH_DEMO_BOX: process.env.BERTH_E2E_DEMO_BOX === "on" ? "on" : "off",
       // Known to the specs, which sign in as the demo admin.
       BERTH_DEMO_PASSWORD: demoAdmin.password,
       // One server serves the whole run from one address; the default 5 a minute would make

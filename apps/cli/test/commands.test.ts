@@ -85,6 +85,7 @@ describe("berth, signed in", () => {
         {
           sandboxId: expect.any(String) as unknown,
           sessionId,
+          backend: "local",
           name: "cli work (group box)",
           kind: "group",
           state: "cold",
@@ -106,7 +107,7 @@ describe("berth, signed in", () => {
     });
     const table = await served.current.berth(["machines"]);
     expect(table.stdout).toMatch(
-      /^SESSION\s+MACHINE\s+STATE\s+ISOLATION\s+LIMITS\s+INSTANCE\s+EPOCH/,
+      /^SESSION\s+MACHINE\s+BACKEND\s+STATE\s+ISOLATION\s+LIMITS\s+INSTANCE\s+EPOCH/,
     );
     expect(table.stdout).toContain("cli work (group box)");
 

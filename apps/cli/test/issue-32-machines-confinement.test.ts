@@ -39,7 +39,9 @@ describe("berth machines", () => {
 
       const human = await served.current.berth(["machines", "-s", sessionId]);
       expect(human.code, human.stderr).toBe(0);
-      expect(human.stdout).toMatch(/^SESSION\s+MACHINE\s+STATE\s+ISOLATION\s+LIMITS\s+INSTANCE/);
+      expect(human.stdout).toMatch(
+        /^SESSION\s+MACHINE\s+BACKEND\s+STATE\s+ISOLATION\s+LIMITS\s+INSTANCE/,
+      );
       const row = human.stdout.split("\n").find((line) => line.includes(group?.instanceId ?? "?"));
       expect(row).toMatch(
         new RegExp(

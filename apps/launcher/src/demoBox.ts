@@ -1,8 +1,9 @@
 import { createDbClient } from "@berth/db";
 import {
   ArchiveRestorer,
-  backendsFromEnv,
   DatabaseClock,
+  type BackendKind,
+  type BackendRegistry,
   defaultLeaseConfig,
   archiveStoreEnvSchema,
   archiveStoreFromEnv,
@@ -16,38 +17,30 @@ const HOLDER = "launcher:demo";
 const TOUCH_EVERY_MS = 30_000;
 
 /**
- * The demo workspace's session gets a real local box at start: the launcher holds it as a
+ * The demo workspace's session gets a real box at start, on BERTH_BACKEND's backend: the launcher holds it as a
  * viewer while Berth runs, so it stays warm; released at stop, it drains after the idle grace.
  * A box left by an earlier start is resumed (boxes outlive the control plane).
  */
 export async function startDemoBox(options: {
   databaseUrl: string;
-  dataDir: string;
+  /** The backends web and worker configure (launcherBackends). */
+  backends: BackendRegistry;
+  /**
+   * The backend a new demo session names (BERTH_BACKEND); a demo session from an earlier start
+   * keeps the one it names.
+   */
+  defaultBackend: BackendKind;
   /**
    * The archive store's settings as the web and worker children get them (BERTH_ARCHIVE_URL,
    * BERTH_ARCHIVE_DIR, BERTH_S3_*): the demo box restores from the store they capture into.
    */
   archiveEnv: Readonly<Record<string, string | undefined>>;
-  secret: string;
-  /** This installation's id (checked at start): the demo box records it. */
-  installationId: string;
   logger: Logger;
 }): Promise<{ instanceId: string; release(): Promise<void> }> {
   const db = createDbClient({ connectionString: options.databaseUrl, maxConnections: 2 });
   const resources = { db, clock: new DatabaseClock(db), config: defaultLeaseConfig };
   const leases = new LeaseSystem(resources);
-  // The demo session names the local backend (it is created so below), whatever BERTH_BACKEND
-  // the children run with: its box is always a local one in the data folder.
-  const { registry: backends } = backendsFromEnv({
-    env: { BERTH_BACKEND: "local" },
-    local: {
-      dataDir: options.dataDir,
-      secret: options.secret,
-      isolation: "auto",
-      logger: options.logger,
-      installationId: () => Promise.resolve(options.installationId),
-    },
-  });
+  const { backends } = options;
   // The demo box may come back from an archive (the worker drained it while Berth was stopped).
   const restorer = new ArchiveRestorer({
     db,
@@ -62,7 +55,7 @@ export async function startDemoBox(options: {
         workspaceId: workspace.id,
         title: "Demo",
         sandboxGroupId: crypto.randomUUID(),
-        backend: "local",
+        backend: options.defaultBackend,
       },
     }));
   const acquired = await leases.acquire({

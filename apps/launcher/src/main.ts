@@ -111,6 +111,14 @@ try {
   }).finally(() => installationDb.$disconnect());
   logger.info({ installationId }, "installation");
   const secret = await resolveSecret({ fromEnv: env.BERTH_SECRET, dataDir: env.dataDir });
+  const { launcherBackends } = await import("./backends.ts");
+  const backends = launcherBackends({
+    env: inheritedEnv(),
+    dataDir: env.dataDir,
+    secret,
+    installationId,
+    logger,
+  });
   const demo =
     env.BERTH_MODE === "demo"
       ? await import("./demoWorkspace.ts").then(({ ensureDemoWorkspace }) =>
@@ -122,14 +130,13 @@ try {
       const { startDemoBox } = await import("./demoBox.ts");
       demoBox = await startDemoBox({
         databaseUrl,
-        dataDir: env.dataDir,
+        backends: backends.registry,
+        defaultBackend: backends.defaultBackend,
         archiveEnv: {
           ...inheritedEnv(),
           BERTH_DATA_DIR: env.dataDir,
           BERTH_ARCHIVE_DIR: env.archiveDir,
         },
-        secret,
-        installationId,
         logger,
       });
     } catch (error) {

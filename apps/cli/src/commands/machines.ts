@@ -33,6 +33,7 @@ export function registerMachines(program: Command, cli: CliContext): void {
               [
                 "SESSION",
                 "MACHINE",
+                "BACKEND",
                 "STATE",
                 "ISOLATION",
                 "LIMITS",
@@ -46,6 +47,7 @@ export function registerMachines(program: Command, cli: CliContext): void {
               machines.map((m) => [
                 m.sessionId,
                 m.name,
+                m.backend ?? "-",
                 m.state,
                 isolationOf(m),
                 limitsOf(m),
@@ -58,10 +60,14 @@ export function registerMachines(program: Command, cli: CliContext): void {
               ]),
             ),
       );
-      const unisolated = machines.filter((m) => m.confinement?.isolation === "none").length;
-      if (unisolated > 0) {
+      const unisolated = machines.filter((m) => m.confinement?.isolation === "none");
+      if (unisolated.length > 0) {
+        // A local one is replaced once bubblewrap works; a simulated cluster's never are.
+        const why = unisolated.some((m) => m.backend === "kubernetes")
+          ? " A kubernetes box here runs on a simulated cluster (kube-sim), whose pods are host processes."
+          : " Berth replaces it at its next drain once bubblewrap works on the server.";
         output.note(
-          `Warning: ${String(unisolated)} box${unisolated === 1 ? " runs" : "es run"} unisolated (ISOLATION none): its commands reach what the server's user can. Berth replaces it at its next drain once bubblewrap works on the server.`,
+          `Warning: ${String(unisolated.length)} box${unisolated.length === 1 ? " runs" : "es run"} unisolated (ISOLATION none): its commands reach what the server's user can.${why}`,
         );
       }
     });

@@ -2,6 +2,7 @@ import { BackendRegistry } from "../spawner/backendRegistry.ts";
 import {
   kubeConfigSourceOf,
   kubeExecutionProfile,
+  kubeIsolationOf,
   kubernetesConfigured,
   type KubeEnv,
 } from "./kubeEnv.ts";
@@ -48,10 +49,22 @@ export function backendsFromEnv(options: {
   if (!kubernetesConfigured(env) || options.kubernetes === undefined || template === undefined)
     return { registry: new BackendRegistry({ local }), local, kubernetes: undefined };
   const settings = options.kubernetes;
+  const client = kubeClientFor(
+    settings.source ?? kubeConfigSourceOf(env),
+    env.BERTH_KUBE_NAMESPACE,
+  );
+  // As for local boxes without bubblewrap: never unisolated unless the operator said so.
+  const { isolation, why } = kubeIsolationOf(env, client.cluster);
+  if (isolation === "none" && env.BERTH_ALLOW_UNISOLATED !== true) {
+    throw new Error(
+      `the kubernetes backend's boxes on ${client.server} would run unisolated (${why}): set BERTH_ALLOW_UNISOLATED=1 to run them so, or point KUBECONFIG at a real cluster`,
+    );
+  }
   const kubernetes = new KubernetesBackend({
-    client: kubeClientFor(settings.source ?? kubeConfigSourceOf(env), env.BERTH_KUBE_NAMESPACE),
+    client,
     installationId: settings.installationId,
     secret: settings.secret,
+    isolation,
   });
   return {
     registry: new BackendRegistry(

@@ -31,6 +31,17 @@ export const kubeEnvShape = {
   BERTH_KUBE_TEMPLATE: z.string().min(1).max(253).optional(),
   /** The image boxd runs from in a box's pod. */
   BERTH_KUBE_IMAGE: z.string().min(1).max(512).default(DEFAULT_KUBE_IMAGE),
+  /**
+   * How the cluster isolates a box: `pod` (its container runtime's) or `none` (its pods are host
+   * processes, as on kube-sim). Unset: `none` when the kubeconfig's current cluster is kube-sim's,
+   * else `pod` (kubeIsolationOf).
+   */
+  BERTH_KUBE_ISOLATION: z.enum(["pod", "none"]).optional(),
+  /** `1` lets Berth use a cluster whose boxes are unisolated (as local boxes without bubblewrap). */
+  BERTH_ALLOW_UNISOLATED: z
+    .string()
+    .optional()
+    .transform((value) => value === "1" || value === "true"),
 };
 
 export interface KubeEnv {
@@ -39,6 +50,30 @@ export interface KubeEnv {
   readonly BERTH_KUBE_NAMESPACE?: string | undefined;
   readonly BERTH_KUBE_TEMPLATE?: string | undefined;
   readonly BERTH_KUBE_IMAGE?: string | undefined;
+  readonly BERTH_KUBE_ISOLATION?: "pod" | "none" | undefined;
+  readonly BERTH_ALLOW_UNISOLATED?: boolean | undefined;
+}
+
+/** The cluster name kube-sim writes into its kubeconfig (packages/kube-sim/src/kubeconfig.ts). */
+const KUBE_SIM_CLUSTER = "kube-sim";
+
+/**
+ * Whether the cluster's boxes are isolated, and why it is known: BERTH_KUBE_ISOLATION when set;
+ * else kube-sim's kubeconfig means `none`, since its pods are host processes (a simulated cluster
+ * must never show as isolated because someone forgot a setting); any other cluster, `pod`.
+ */
+export function kubeIsolationOf(
+  env: KubeEnv,
+  clusterName: string,
+): { readonly isolation: "pod" | "none"; readonly why: string } {
+  if (env.BERTH_KUBE_ISOLATION !== undefined)
+    return {
+      isolation: env.BERTH_KUBE_ISOLATION,
+      why: `BERTH_KUBE_ISOLATION=${env.BERTH_KUBE_ISOLATION}`,
+    };
+  return clusterName === KUBE_SIM_CLUSTER
+    ? { isolation: "none", why: "the cluster is kube-sim, whose pods are host processes" }
+    : { isolation: "pod", why: "a cluster's pods are isolated by its container runtime" };
 }
 
 /** The Kubernetes backend is configured when it is the default, or when its template is set. */

@@ -1,5 +1,6 @@
 import type { HolderKind, LeaseLiveness } from "@berth/db";
 import type { RecordedConfinement } from "../lease/confinement.ts";
+import type { BackendKind } from "../spawner/backendRegistry.ts";
 
 /**
  * Where a machine stands. A group box follows its lease (cold → warming → warm → draining); an
@@ -12,6 +13,8 @@ export interface MachineView {
   /** The group box: its sandbox group's id; an enrolled machine: its own id. */
   readonly sandboxId: string;
   readonly sessionId: string;
+  /** Where the group box runs (its lease's backend, else its session's); null: an enrolled machine. */
+  readonly backend: BackendKind | null;
   readonly name: string;
   readonly kind: "group" | "selfhosted";
   readonly state: MachineState;

@@ -2,6 +2,7 @@ import { preparedOnce, queryRows, type DbClientOrTx, type LeaseLiveness } from "
 import type { RecordedConfinement } from "../lease/confinement.ts";
 import { isArchiveComplete } from "../lease/snapshot.ts";
 import type { BoxIsolation, BoxNetwork } from "../lease/states.ts";
+import type { BackendKind } from "../spawner/backendRegistry.ts";
 import type { MachineView } from "./machineView.ts";
 
 /** An enrolled machine heard from within this long is online. */
@@ -11,6 +12,7 @@ interface MachineRow {
   readonly kind: "group" | "selfhosted";
   readonly session_id: string;
   readonly sandbox_id: string;
+  readonly backend: BackendKind | null;
   readonly name: string;
   readonly active_sandbox_id: string | null;
   readonly liveness: LeaseLiveness | null;
@@ -45,18 +47,18 @@ export interface MachinesScope {
 
 const MACHINES = preparedOnce(`
     WITH scoped AS (
-      SELECT s.id, s.title, s.sandbox_group_id, s.active_sandbox_id, s.created_at
+      SELECT s.id, s.title, s.sandbox_group_id, s.active_sandbox_id, s.created_at, s.backend
         FROM sessions s
        WHERE s.workspace_id = $1::uuid
          AND ($2::uuid IS NULL OR s.id = $2::uuid))
-    SELECT kind, session_id, sandbox_id, name, active_sandbox_id, liveness, epoch, instance_id,
+    SELECT kind, session_id, sandbox_id, backend, name, active_sandbox_id, liveness, epoch, instance_id,
            workspace_generation, archive_generation, archive_status, turn, viewer, direct,
            process, os, arch, has_display, box_isolation, box_network, box_max_processes,
            box_memory_bytes, box_cpu_weight, box_disk_bytes,
            (extract(epoch FROM last_seen_at) * 1000)::float8 AS last_seen_ms
       FROM (
       SELECT 'group' AS kind, 0 AS part, s.created_at, s.id::text AS session_id,
-             s.sandbox_group_id::text AS sandbox_id,
+             s.sandbox_group_id::text AS sandbox_id, coalesce(l.backend, s.backend) AS backend,
              CASE WHEN s.title = '' THEN 'group box' ELSE s.title || ' (group box)' END AS name,
              s.active_sandbox_id::text AS active_sandbox_id,
              l.liveness, l.epoch, l.instance_id, l.workspace_generation, l.archive_generation,
@@ -78,7 +80,7 @@ const MACHINES = preparedOnce(`
                  max(last_heartbeat_at) AS last_seen_at
             FROM lease_holders WHERE lease_id = l.id) h ON true
       UNION ALL
-      SELECT 'selfhosted', 1, m.created_at, s.id::text, m.id::text, m.name,
+      SELECT 'selfhosted', 1, m.created_at, s.id::text, m.id::text, NULL, m.name,
              s.active_sandbox_id::text,
              NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0,
              m.os, m.arch, m.has_display, NULL, NULL, NULL, NULL, NULL, NULL, m.last_seen_at
@@ -121,6 +123,7 @@ function machineOf(row: MachineRow, now: Date): MachineView {
   return {
     sandboxId: row.sandbox_id,
     sessionId: row.session_id,
+    backend: group ? row.backend : null,
     name: row.name,
     kind: row.kind,
     state: group ? (row.liveness ?? "cold") : enrolledState(row, now),

@@ -93,6 +93,7 @@ describe("backendsFromEnv", () => {
       KUBECONFIG: kubeconfig,
       BERTH_KUBE_TEMPLATE: "berth-box",
       BERTH_KUBE_IMAGE: BOXD_TEST_IMAGE,
+      BERTH_ALLOW_UNISOLATED: "1",
     });
     expect(registry.kinds()).toEqual(["local", "kubernetes"]);
     expect(registry.backendFor({ backend: "local" })).toBe(local);
@@ -102,7 +103,7 @@ describe("backendsFromEnv", () => {
 
     // The backend works the cluster: a box made with that profile serves boxd.
     const backend = registry.backendFor({ backend: "kubernetes" });
-    const { instanceId } = await backend.create({
+    const { instanceId, confinement } = await backend.create({
       metadata: {
         workspaceId: randomUUID(),
         leaseId: randomUUID(),
@@ -116,6 +117,9 @@ describe("backendsFromEnv", () => {
     expect((await client.exec({ argv: ["true"] })).exitCode).toBe(0);
     const listed = (await backend.inventory()).find((box) => box.instanceId === instanceId);
     expect(listed?.metadata.installationId).toBe(installationId);
+    // kube-sim's pods are host processes: recorded and listed as unisolated, on the host's network.
+    expect([confinement.isolation, confinement.network]).toEqual(["none", "host"]);
+    expect([listed?.isolation, listed?.network]).toEqual(["none", "host"]);
     await backend.terminate(instanceId);
   });
 
@@ -124,12 +128,33 @@ describe("backendsFromEnv", () => {
       KUBECONFIG: kubeconfig,
       BERTH_KUBE_TEMPLATE: "berth-box",
       BERTH_KUBE_NAMESPACE: "berth-boxes",
+      BERTH_ALLOW_UNISOLATED: "1",
     });
     expect(registry.kinds()).toEqual(["local", "kubernetes"]);
     const before = sim.requests.filter({ resource: "sandboxes" }).length;
     await kubernetes?.inventory();
     const lists = sim.requests.filter({ resource: "sandboxes" }).slice(before);
     expect(lists.map((request) => request.namespace)).toEqual(["berth-boxes"]);
+  });
+
+  it("kube-sim's cluster without BERTH_ALLOW_UNISOLATED=1 stops the start, saying what to set", () => {
+    expect(() =>
+      built({
+        BERTH_BACKEND: "kubernetes",
+        KUBECONFIG: kubeconfig,
+        BERTH_KUBE_TEMPLATE: "berth-box",
+      }),
+    ).toThrow(
+      /would run unisolated \(the cluster is kube-sim, whose pods are host processes\): set BERTH_ALLOW_UNISOLATED=1/,
+    );
+    // Said outright, any cluster counts as unisolated; said otherwise, kube-sim counts as isolated.
+    expect(() =>
+      built({ KUBECONFIG: kubeconfig, BERTH_KUBE_TEMPLATE: "b", BERTH_KUBE_ISOLATION: "none" }),
+    ).toThrow(/\(BERTH_KUBE_ISOLATION=none\)/);
+    expect(
+      built({ KUBECONFIG: kubeconfig, BERTH_KUBE_TEMPLATE: "b", BERTH_KUBE_ISOLATION: "pod" })
+        .kubernetes,
+    ).toBeDefined();
   });
 
   it("a kubeconfig that cannot be loaded stops the start, saying what to set", () => {

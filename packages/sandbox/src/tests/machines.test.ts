@@ -33,6 +33,7 @@ describe("readMachines", () => {
     expect(machine).toEqual({
       sandboxId: cold.sandboxGroupId,
       sessionId: cold.sessionId,
+      backend: "local",
       name: "group box",
       kind: "group",
       state: "cold",

@@ -5,7 +5,7 @@ import { machineRowsMarkup, type MachineView } from "../session/machineRowsMarku
 import { StateBadge } from "../stateBadge.tsx";
 import { boxStates, stateVariant } from "../stateVariant.ts";
 import escapeHtml from "escape-html";
-import { UNISOLATED_TITLE } from "../session/isolationMarkup.ts";
+import { SIMULATED_CLUSTER_TITLE, UNISOLATED_TITLE } from "../session/isolationMarkup.ts";
 import { badgeMarkup } from "./badgeMarkup.ts";
 
 const hostile = `<img src=x onerror="alert(1)">' onmouseover='alert(2)`;
@@ -14,6 +14,7 @@ function machine(overrides: Partial<MachineView> = {}): MachineView {
   return {
     sandboxId: "0b4c6f0e-6d0f-4a53-9d53-2f1f6f1f6f1f",
     sessionId: "5a1e2c3d-0000-4000-8000-000000000001",
+    backend: "local",
     name: "group box",
     kind: "group",
     state: "warm",
@@ -97,6 +98,16 @@ describe("rows written as markup", () => {
     );
     expect(unisolated).toContain(">network host<");
     expect(unisolated).toContain(">procs 512 · mem 2.0 GiB · cpu 100<");
+    // A kube-sim box: unisolated for good (a host process), never said to be replaced.
+    const simulated = cell({
+      backend: "kubernetes",
+      confinement: {
+        isolation: "none",
+        network: "host",
+        limits: { processes: null, memoryBytes: null, cpuWeight: null, diskBytes: null },
+      },
+    });
+    expect(simulated).toContain(`title='${escapeHtml(SIMULATED_CLUSTER_TITLE)}'>unisolated<`);
 
     // A box recorded before Berth recorded isolation; no box; an enrolled machine.
     expect(cell({ confinement: null })).toContain(">unknown<");

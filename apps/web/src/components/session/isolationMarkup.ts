@@ -5,7 +5,11 @@ import type { MachineView } from "./machineRowsMarkup.ts";
 
 type Confinement = NonNullable<MachineView["confinement"]>;
 
-/** Why an unisolated box carries a warning, on its badge. */
+/** Why an unisolated kube-sim box carries a warning: its pod is a host process, never replaced. */
+export const SIMULATED_CLUSTER_TITLE =
+  "This box runs without isolation: it is a pod of a simulated cluster (kube-sim), a process of the server's own user on the server's network.";
+
+/** Why an unisolated local box carries a warning, on its badge. */
 export const UNISOLATED_TITLE =
   "This box runs without isolation: its commands run as the server's own user, on the server's network. Berth replaces it at its next drain once bubblewrap works on the server.";
 
@@ -20,10 +24,12 @@ export function limitsText(limits: Confinement["limits"]): string {
   return given.length === 0 ? "no limits" : given.join(" · ");
 }
 
-function badgeOf(confinement: Confinement): string {
+function badgeOf(confinement: Confinement, backend: MachineView["backend"]): string {
   switch (confinement.isolation) {
     case "none":
-      return badgeMarkup("warning", "unisolated", { title: UNISOLATED_TITLE });
+      return badgeMarkup("warning", "unisolated", {
+        title: backend === "kubernetes" ? SIMULATED_CLUSTER_TITLE : UNISOLATED_TITLE,
+      });
     case "bubblewrap":
       return badgeMarkup("outline", "bubblewrap", {
         title: "Its own namespaces and root: it sees nothing of the server but its workspace",
@@ -53,7 +59,7 @@ function isolationContent(machine: MachineView): string {
   }
   const small = "text-xs text-muted-foreground";
   return (
-    `<div class='flex flex-col items-start gap-0.5'>${badgeOf(box)}` +
+    `<div class='flex flex-col items-start gap-0.5'>${badgeOf(box, machine.backend)}` +
     `<span class='whitespace-nowrap ${small}'>network ${escapeHtml(box.network)}</span>` +
     // Wraps within a narrow column: a box with every limit would otherwise widen the table.
     `<span class='block max-w-36 ${small}'>${escapeHtml(limitsText(box.limits))}</span></div>`

@@ -43,7 +43,8 @@ function rowMarkup(machine: MachineView): string {
   return (
     `<tr data-testid='machine-${escapeHtml(machine.sandboxId)}'>` +
     `<th scope='row' class='min-w-32 whitespace-normal'>${escapeHtml(machine.name)}</th>` +
-    `<td>${machine.kind === "group" ? "group box" : "self-hosted"}</td>` +
+    // The group box names its backend (a Kubernetes box is a Sandbox on the cluster).
+    `<td>${machine.kind === "group" ? `group box <span data-testid='machine-backend' class='text-xs text-muted-foreground'>${escapeHtml(machine.backend ?? "")}</span>` : "self-hosted"}</td>` +
     `<td>${badgeMarkup(stateVariant(machine.state), machine.state, { state: machine.state, testId: "machine-state" })}</td>` +
     `<td>${machine.active ? "yes" : "no"}</td>` +
     isolationCell(machine) +

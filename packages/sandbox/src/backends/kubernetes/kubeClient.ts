@@ -93,6 +93,8 @@ export class CreateOnlyAnnotationPatchError extends Error {
 export class KubeClient {
   readonly namespace: string;
   readonly server: string;
+  /** The kubeconfig's name for the cluster (kubeIsolationOf reads it). */
+  readonly cluster: string;
   readonly requestTimeoutMs: number;
   readonly #custom: CustomObjectsApi;
   readonly #core: CoreV1Api;
@@ -112,6 +114,7 @@ export class KubeClient {
     const loaded = loadKubeConfig(options.source, options.namespace);
     this.namespace = loaded.namespace;
     this.server = loaded.server;
+    this.cluster = loaded.cluster;
     this.requestTimeoutMs = timeout;
     this.#custom = loaded.kubeConfig.makeApiClient(CustomObjectsApi);
     this.#core = loaded.kubeConfig.makeApiClient(CoreV1Api);

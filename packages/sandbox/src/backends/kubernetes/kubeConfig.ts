@@ -30,6 +30,8 @@ export interface LoadedKubeConfig {
   readonly namespace: string;
   /** The API server's URL (for messages and logs; it carries no credential). */
   readonly server: string;
+  /** The current context's cluster name (kube-sim's is `kube-sim`: its boxes are unisolated). */
+  readonly cluster: string;
 }
 
 const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
@@ -87,7 +89,7 @@ export function loadKubeConfig(source: KubeConfigSource, namespace?: string): Lo
   if (!isDns1123Label(resolved)) {
     throw new KubeConfigError(`namespace ${JSON.stringify(resolved)} is not a DNS-1123 label`);
   }
-  return { kubeConfig, namespace: resolved, server: cluster.server };
+  return { kubeConfig, namespace: resolved, server: cluster.server, cluster: cluster.name };
 }
 
 function isServerUrl(server: string): boolean {

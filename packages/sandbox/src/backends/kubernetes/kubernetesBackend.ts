@@ -57,12 +57,24 @@ export interface KubernetesBackendOptions {
   readonly pollIntervalMs?: number;
   /** Wall-clock time for the annotations that record when a mode changed. */
   readonly now?: () => Date;
+  /**
+   * `none` where the cluster's pods are host processes (kube-sim): its boxes are recorded and
+   * shown as unisolated, on the host's network. Default `pod`.
+   */
+  readonly isolation?: "pod" | "none";
 }
 
 /** What a pod gives its box: the pod's own isolation and network; limits the cluster enforces. */
 const POD_CONFINEMENT: BoxConfinement = {
   isolation: "pod",
   network: "pod",
+  limits: noBoxLimits,
+};
+
+/** What a simulated cluster's pod gives its box: nothing (a host process, on the host's network). */
+const HOST_PROCESS_CONFINEMENT: BoxConfinement = {
+  isolation: "none",
+  network: "host",
   limits: noBoxLimits,
 };
 
@@ -78,6 +90,7 @@ export class KubernetesBackend implements Backend {
   readonly #operationTimeoutMs: number;
   readonly #pollIntervalMs: number;
   readonly #now: () => Date;
+  readonly #confinement: BoxConfinement;
 
   constructor(options: KubernetesBackendOptions) {
     if (options.secret.length < 32)
@@ -90,6 +103,7 @@ export class KubernetesBackend implements Backend {
     this.#operationTimeoutMs = options.operationTimeoutMs ?? 120_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 200;
     this.#now = options.now ?? (() => new Date());
+    this.#confinement = options.isolation === "none" ? HOST_PROCESS_CONFINEMENT : POD_CONFINEMENT;
   }
 
   async create(input: CreateBoxInput): Promise<CreatedBox> {
@@ -136,7 +150,7 @@ export class KubernetesBackend implements Backend {
         installationId,
         token: this.#token(metadata.allocationId),
       });
-      return { instanceId: allocation.names.sandbox, confinement: POD_CONFINEMENT };
+      return { instanceId: allocation.names.sandbox, confinement: this.#confinement };
     });
   }
 
@@ -310,7 +324,7 @@ export class KubernetesBackend implements Backend {
             installationId,
           },
           createdAt: created === undefined ? new Date(0) : new Date(created),
-          ...POD_CONFINEMENT,
+          ...this.#confinement,
           state: boxStateOf(sandbox),
         });
       }
