@@ -41,7 +41,8 @@ export const kubeEnvShape = {
   BERTH_ALLOW_UNISOLATED: z
     .string()
     .optional()
-    .transform((value) => value === "1" || value === "true"),
+    // Unset stays unset (not false): the parsed env lists only what was set or has a default.
+    .transform((value) => (value === undefined ? undefined : value === "1" || value === "true")),
 };
 
 export interface KubeEnv {
