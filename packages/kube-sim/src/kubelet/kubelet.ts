@@ -466,14 +466,31 @@ export class Kubelet {
   /** Forgets a run: kills what is left of it and frees its address and folders. */
   private discard(run: PodRun): void {
     run.cancelKill?.();
-    for (const p of run.processes) {
-      if (p.exit !== undefined) continue;
+    const live = run.processes.filter((p) => p.exit === undefined);
+    for (const p of live) {
       this.dying.add(p);
       signalContainer(p, "SIGKILL");
     }
-    this.addresses.release(run.ip);
+    // The address is free once the killed processes have exited: a pod given it sooner can find
+    // its port still bound (EADDRINUSE) by the pod it replaces, which no cluster does to a pod.
+    void Promise.all(live.map((p) => exited(p))).then(() => {
+      this.addresses.release(run.ip);
+    });
     this.volumes.removePod(run.uid);
     if (this.runs.get(podKey(run.namespace, run.name)) === run)
       this.runs.delete(podKey(run.namespace, run.name));
   }
+}
+
+/** Settles once the process has exited (or never started). */
+function exited(p: ContainerProcess): Promise<void> {
+  if (p.exit !== undefined) return Promise.resolve();
+  return new Promise((resolve) => {
+    p.child.once("exit", () => {
+      resolve();
+    });
+    p.child.once("error", () => {
+      resolve();
+    });
+  });
 }

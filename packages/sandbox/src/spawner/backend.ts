@@ -213,8 +213,11 @@ export interface Backend {
    * room, `invalid` when the box can never start as asked.
    */
   ready(instanceId: string, options: ReadyOptions): Promise<BoxClient>;
-  /** Brings a suspended box (or one left by a control-plane restart) back to serving. */
-  resume(instanceId: string, write?: BoxWrite): Promise<void>;
+  /**
+   * Brings a suspended box (or one left by a control-plane restart) back to serving, and reports
+   * what it runs with now, as `create` does: the spawner records it for the box it resumed.
+   */
+  resume(instanceId: string, write?: BoxWrite): Promise<BoxConfinement>;
   /** Stops and deletes the box. A box already gone counts as terminated (no error). */
   terminate(instanceId: string, write?: BoxWrite): Promise<void>;
   /** Stops the box and keeps its disk; returns once it no longer runs. */

@@ -282,7 +282,20 @@ export class SpawnerSystem {
     let why = "no archive selects a revision for its disk";
     if (selected !== null) {
       try {
-        await backend.resume(instanceId, { epoch: fence.expectedEpoch });
+        const confinement = await backend.resume(instanceId, { epoch: fence.expectedEpoch });
+        // What the resumed box runs with, recorded as for a created one (the take could not:
+        // only the resume reports it); the lease's allocation is the one taken.
+        const recorded = await this.#warming.recordCreated({
+          ...fence,
+          allocationId: taken.lease.allocationId ?? "",
+          instanceId,
+          rematerializationId: rematerializationId ?? null,
+          confinement,
+        });
+        if (recorded.outcome === "lost") {
+          await this.#terminateOrLeave(backend, instanceId, fence.expectedEpoch);
+          throw superseded(recorded.lease, recorded.reason);
+        }
         const client = await backend.ready(instanceId, { timeoutMs: this.#readinessTimeoutMs });
         const { revision } = await client.revision();
         why = `its disk holds revision ${revision}, not the selected ${selected}`;

@@ -1,6 +1,7 @@
 import type { BoxClient } from "@berth/box-protocol";
 import type {
   Backend,
+  BoxConfinement,
   BoxInfo,
   BoxWrite,
   CreateBoxInput,
@@ -113,7 +114,7 @@ export class RacepointBackend implements Backend {
     await this.#inner.terminate(instanceId, write);
   }
 
-  resume(instanceId: string, write?: BoxWrite): Promise<void> {
+  resume(instanceId: string, write?: BoxWrite): Promise<BoxConfinement> {
     return this.#inner.resume(instanceId, write);
   }
 

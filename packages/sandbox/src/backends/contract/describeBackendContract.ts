@@ -199,8 +199,15 @@ export function describeBackendContract(name: string, setup: BackendContractSetu
       await expectUnreachable(box.backend, box.instanceId, "unavailable");
       // A successor's adapter resumes it: nothing of the box lives in the adapter object.
       const successor = fix().adapter(installationA);
-      await successor.resume(box.instanceId);
-      expect(find(await successor.inventory(), box.instanceId)?.state).toBe("running");
+      const confinement = await successor.resume(box.instanceId);
+      const listed = find(await successor.inventory(), box.instanceId);
+      expect(listed?.state).toBe("running");
+      // The resume reports what the box runs with (the spawner records it), as inventory lists it.
+      expect(confinement).toEqual({
+        isolation: listed?.isolation,
+        network: listed?.network,
+        limits: listed?.limits,
+      });
       expect(await read(await successor.connect(box.instanceId), "kept/disk.bin")).toEqual(bytes);
       expect(await read(await box.backend.connect(box.instanceId), "kept/disk.bin")).toEqual(bytes);
     });

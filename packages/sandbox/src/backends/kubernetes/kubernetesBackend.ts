@@ -238,7 +238,7 @@ export class KubernetesBackend implements Backend {
     );
   }
 
-  async resume(instanceId: string, write?: BoxWrite): Promise<void> {
+  async resume(instanceId: string, write?: BoxWrite): Promise<BoxConfinement> {
     const startedAt = performance.now();
     const retiring = await this.#run({ operation: "resume", instanceId }, async (op) => {
       const sandbox = await this.#sandbox(op, instanceId);
@@ -259,6 +259,7 @@ export class KubernetesBackend implements Backend {
     // on what is left of this operation's budget.
     const left = this.#operationTimeoutMs - (performance.now() - startedAt);
     await this.#ready(instanceId, { timeoutMs: Math.max(1, Math.floor(left)) }, retiring);
+    return POD_CONFINEMENT;
   }
 
   async suspend(instanceId: string, write?: BoxWrite): Promise<void> {

@@ -7,6 +7,7 @@ import {
   BackendError,
   noBoxLimits,
   type Backend,
+  type BoxConfinement,
   type BoxInfo,
   type BoxMetadata,
   type CreateBoxInput,
@@ -107,10 +108,12 @@ export class LocalBackend implements Backend {
     return this.#isolation();
   }
 
-  async resume(instanceId: string): Promise<void> {
-    await this.#guarded({ operation: "resume", instanceId }, async (layout) => {
-      await this.#ensureRunning(layout, await this.#existing(layout));
-    });
+  async resume(instanceId: string): Promise<BoxConfinement> {
+    const running = await this.#guarded({ operation: "resume", instanceId }, async (layout) =>
+      this.#ensureRunning(layout, await this.#existing(layout)),
+    );
+    // A box restarted here may run with more isolation than it was created with.
+    return confinementOf(running);
   }
 
   async terminate(instanceId: string): Promise<void> {
