@@ -259,7 +259,7 @@ export class KubernetesBackend implements Backend {
     // on what is left of this operation's budget.
     const left = this.#operationTimeoutMs - (performance.now() - startedAt);
     await this.#ready(instanceId, { timeoutMs: Math.max(1, Math.floor(left)) }, retiring);
-    return POD_CONFINEMENT;
+    return this.#confinement;
   }
 
   async suspend(instanceId: string, write?: BoxWrite): Promise<void> {
