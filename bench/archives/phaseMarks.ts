@@ -2,6 +2,7 @@ import type { BoxClient } from "@berth/box-protocol";
 import type {
   ArchiveProgress,
   Backend,
+  BoxConfinement,
   BoxInfo,
   BoxWrite,
   CreateBoxInput,
@@ -65,7 +66,7 @@ export class MarkedBackend implements Backend {
     return created;
   }
 
-  resume(instanceId: string, write?: BoxWrite): Promise<void> {
+  resume(instanceId: string, write?: BoxWrite): Promise<BoxConfinement> {
     return this.#inner.resume(instanceId, write);
   }
 
