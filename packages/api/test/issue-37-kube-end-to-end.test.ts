@@ -23,6 +23,8 @@ import {
   kubeBoxWorld,
   ManualClock,
   SANDBOXES,
+  sandboxGone as sandboxGoneIn,
+  sandboxMode as sandboxModeIn,
   type KubeBoxWorld,
 } from "@berth/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -108,19 +110,8 @@ async function pastIdleGrace(sessionId: string): Promise<void> {
   clock.advance(Math.max(0, lease.expiresAt.getTime() - (await clock.now()).getTime()) + 1);
 }
 
-async function sandboxMode(name: string): Promise<string | undefined> {
-  const sandbox = (await kube.custom.getNamespacedCustomObject({ ...SANDBOXES, name })) as {
-    spec?: { operatingMode?: string };
-  };
-  return sandbox.spec?.operatingMode;
-}
-
-async function sandboxGone(name: string): Promise<boolean> {
-  return kube.custom.getNamespacedCustomObject({ ...SANDBOXES, name }).then(
-    () => false,
-    (error: unknown) => (error as { code?: number }).code === 404,
-  );
-}
+const sandboxMode = (name: string) => sandboxModeIn(kube, name);
+const sandboxGone = (name: string) => sandboxGoneIn(kube, name);
 
 /** The lease's last archive transfer (archive_progress keeps one row per lease, overwritten). */
 async function lastTransfer(leaseId: string) {

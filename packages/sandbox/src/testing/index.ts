@@ -8,6 +8,11 @@ export { removeLocalBoxes } from "./localBoxes.ts";
 export { RacepointBackend } from "./racepointBackend.ts";
 export type { Racepoints } from "./racepointBackend.ts";
 // kube-sim with boxd as its pods' process, for the API's end-to-end tests on the Kubernetes backend.
-export { SANDBOXES, kubeBoxWorld } from "../backends/kubernetes/tests/kubeBoxWorld.ts";
+export {
+  SANDBOXES,
+  kubeBoxWorld,
+  sandboxGone,
+  sandboxMode,
+} from "../backends/kubernetes/tests/kubeBoxWorld.ts";
 export type { KubeBoxWorld } from "../backends/kubernetes/tests/kubeBoxWorld.ts";
 export { BOXD_TEST_IMAGE } from "../backends/kubernetes/tests/boxdRuntime.ts";

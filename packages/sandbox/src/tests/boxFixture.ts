@@ -91,12 +91,17 @@ export async function writeInBox(
 /** The box dies (SIGKILL, as a crash), and an observer marks it lost: cold, restore pending. */
 export async function loseBox(w: LeaseWorld, s: SeededSession, box: WarmBox): Promise<void> {
   await killBox(box.instanceId);
+  await markLost(w, s, box.instanceId);
+}
+
+/** An observer found the session's box gone and marks it lost: cold, restore pending. */
+export async function markLost(w: LeaseWorld, s: SeededSession, instanceId: string): Promise<void> {
   const lease = await currentLease(w, s);
   const marked = await w.warming.markInstanceLost({
     workspaceId: s.workspaceId,
     leaseId: lease.id,
     expectedEpoch: lease.epoch,
-    instanceId: box.instanceId,
+    instanceId,
     actor: "test",
   });
   expect(marked).toMatchObject({ outcome: "marked", lease: { restoreStatus: "pending" } });

@@ -17,6 +17,8 @@ import type { KubernetesBackend } from "../backends/kubernetes/kubernetesBackend
 import {
   SANDBOXES,
   kubeBoxWorld,
+  sandboxGone as sandboxGoneIn,
+  sandboxMode as sandboxModeIn,
   type KubeBoxWorld,
 } from "../backends/kubernetes/tests/kubeBoxWorld.ts";
 import { backendDrainPort } from "../reaper/backendDrainPort.ts";
@@ -73,19 +75,8 @@ function reaperOf(w: LeaseWorld) {
   });
 }
 
-async function sandboxMode(name: string): Promise<string | undefined> {
-  const sandbox = (await kube.custom.getNamespacedCustomObject({ ...SANDBOXES, name })) as {
-    spec?: { operatingMode?: string };
-  };
-  return sandbox.spec?.operatingMode;
-}
-
-async function sandboxGone(name: string): Promise<boolean> {
-  return kube.custom.getNamespacedCustomObject({ ...SANDBOXES, name }).then(
-    () => false,
-    (error: unknown) => (error as { code?: number }).code === 404,
-  );
-}
+const sandboxMode = (name: string) => sandboxModeIn(kube, name);
+const sandboxGone = (name: string) => sandboxGoneIn(kube, name);
 
 async function pvcExists(name: string): Promise<boolean> {
   return kube.core.readNamespacedPersistentVolumeClaim({ name, namespace: "default" }).then(

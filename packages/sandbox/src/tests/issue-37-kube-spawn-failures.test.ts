@@ -22,7 +22,7 @@ import { SpawnError } from "../spawner/spawnError.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
 import { RacepointBackend } from "../testing/racepointBackend.ts";
-import { acquireSpawner, currentLease, establishBox, writeInBox } from "./boxFixture.ts";
+import { acquireSpawner, currentLease, establishBox, markLost, writeInBox } from "./boxFixture.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 import { tempDataDir } from "./spawnerFixture.ts";
 
@@ -185,15 +185,7 @@ async function archivedSession(w: LeaseWorld): Promise<SeededSession> {
   expect(captured.kind).toBe("published");
   // Lost as a cluster loses it: the Sandbox deleted behind Berth's back, then noticed.
   await backend.terminate(box.instanceId);
-  const lease = await currentLease(w, s);
-  const marked = await w.warming.markInstanceLost({
-    workspaceId: s.workspaceId,
-    leaseId: lease.id,
-    expectedEpoch: lease.epoch,
-    instanceId: box.instanceId,
-    actor: "test",
-  });
-  expect(marked).toMatchObject({ outcome: "marked", lease: { restoreStatus: "pending" } });
+  await markLost(w, s, box.instanceId);
   return s;
 }
 

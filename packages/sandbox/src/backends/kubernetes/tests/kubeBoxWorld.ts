@@ -69,3 +69,19 @@ export async function kubeBoxWorld(): Promise<KubeBoxWorld> {
     [Symbol.asyncDispose]: () => sim.close(),
   };
 }
+
+/** A Sandbox's spec.operatingMode (Running, Suspended), as the cluster holds it. */
+export async function sandboxMode(world: KubeBoxWorld, name: string): Promise<string | undefined> {
+  const sandbox = (await world.custom.getNamespacedCustomObject({ ...SANDBOXES, name })) as {
+    spec?: { operatingMode?: string };
+  };
+  return sandbox.spec?.operatingMode;
+}
+
+/** Whether the cluster answers 404 for the Sandbox. */
+export async function sandboxGone(world: KubeBoxWorld, name: string): Promise<boolean> {
+  return world.custom.getNamespacedCustomObject({ ...SANDBOXES, name }).then(
+    () => false,
+    (error: unknown) => (error as { code?: number }).code === 404,
+  );
+}
