@@ -39,6 +39,7 @@ let kubeDir = "";
 
 beforeAll(async () => {
   kube = await kubeBoxWorld();
+  await kube.applyTemplate("berth-box");
   kubeDir = await mkdtemp(join(tmpdir(), "berth-kube-e2e-"));
   await writeFile(join(kubeDir, "config"), kube.sim.kubeConfig());
 }, 60_000);

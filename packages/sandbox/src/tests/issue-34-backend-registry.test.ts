@@ -23,6 +23,7 @@ import { startKubeSim, type KubeSim } from "@berth/kube-sim";
 import { KubeClient } from "../backends/kubernetes/kubeClient.ts";
 import { KubernetesBackend } from "../backends/kubernetes/kubernetesBackend.ts";
 import { BOXD_TEST_IMAGE, boxdRuntimes } from "../backends/kubernetes/tests/boxdRuntime.ts";
+import { applyBoxTemplate } from "../backends/kubernetes/tests/boxTemplate.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 import { TEST_BOX_SECRET, tempDataDir } from "./spawnerFixture.ts";
 import { localExecutionProfile } from "../spawner/executionProfile.ts";
@@ -53,6 +54,7 @@ beforeAll(async () => {
   localDir = await tempDataDir();
   local = localIn(localDir, ours);
   sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
+  await applyBoxTemplate(sim.kubeConfig(), kubeProfile.template);
   kubernetes = new KubernetesBackend({
     client: new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } }),
     installationId: () => Promise.resolve(ours),

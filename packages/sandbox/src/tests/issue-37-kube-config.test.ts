@@ -11,6 +11,7 @@ import { startKubeSim, type KubeSim } from "@berth/kube-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backendsFromEnv } from "../backends/backendsFromEnv.ts";
 import { BOXD_TEST_IMAGE, boxdRuntimes } from "../backends/kubernetes/tests/boxdRuntime.ts";
+import { applyBoxTemplate } from "../backends/kubernetes/tests/boxTemplate.ts";
 import { sandboxEnvSchema } from "../env.ts";
 import { TEST_BOX_SECRET, tempDataDir } from "./spawnerFixture.ts";
 
@@ -22,6 +23,7 @@ const installationId = randomUUID();
 
 beforeAll(async () => {
   sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
+  await applyBoxTemplate(sim.kubeConfig(), "berth-box");
   dir = await mkdtemp(join(tmpdir(), "berth-kube-config-"));
   kubeconfig = join(dir, "config");
   await writeFile(kubeconfig, sim.kubeConfig());

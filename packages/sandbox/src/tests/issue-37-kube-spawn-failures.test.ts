@@ -215,6 +215,30 @@ const rows: readonly Row[] = [
     },
   },
   {
+    row: "the SandboxTemplate is missing: create_failed for the backend's invalid, saying what to apply; nothing made",
+    fail: async (w) => {
+      const s = await seedSession(w.db, "kubernetes");
+      const { lease } = await acquireSpawner(w, s);
+      const spawner = new SpawnerSystem({
+        resources: resourcesOf(w),
+        backends: BackendRegistry.of(backend, { ...kube.profile, template: "never-applied" }),
+        restorer: new ArchiveRestorer({ db: w.db, store }),
+        readinessTimeoutMs: READY_MS,
+      });
+      const failure = await spawnFailure(spawner.establish(lease));
+      expect(failure, failure.message).toMatchObject({
+        code: "create_failed",
+        lease: { liveness: "cold", epoch: 1 },
+      });
+      expect(failure.cause).toBeInstanceOf(BackendError);
+      expect((failure.cause as BackendError).code).toBe("invalid");
+      expect((failure.cause as BackendError).message).toMatch(
+        /SandboxTemplate never-applied does not exist in namespace default: apply Berth's \(deploy\/kubernetes\/sandbox-template.yaml\)/,
+      );
+      expect(await namespaceObjects()).toEqual(EMPTY);
+    },
+  },
+  {
     row: "create fails after its Sandbox was made (the token Secret refused): the orphan sweep removes the Sandbox",
     orphaned: true,
     fail: async (w) => {

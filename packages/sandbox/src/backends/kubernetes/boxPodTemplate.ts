@@ -1,8 +1,12 @@
 /**
- * The pod a Kubernetes box runs, built from its execution profile: one container, boxd, serving
- * the workspace disk on the pod's own address. Everything in it is derived from the profile and
- * the allocation, so a successor building it again gets byte-identical JSON — the pod-template
- * hash and the execution-profile fingerprint depend on that.
+ * The pod a Kubernetes box runs: its SandboxTemplate's pod (sandboxTemplate.ts) with what makes
+ * it this box overlaid on the container named `boxd` — the image of the execution profile,
+ * boxd's address, instance id, token and pod uid, the workspace and token mounts, the readiness
+ * probe Berth's waits rely on — and no service-account token in the pod. Berth's values win over the template's (as its template label
+ * wins over the template's labels); everything else of the template is kept as written. The
+ * result depends only on the template, the profile and the allocation, so a successor building
+ * it again gets byte-identical JSON — the pod-template hash and the execution-profile
+ * fingerprint depend on that.
  */
 import { streamRoutes } from "@berth/box-protocol";
 import type { ExecutionProfile } from "../../spawner/executionProfile.ts";
@@ -11,12 +15,13 @@ import { BERTH_KEY_PREFIX } from "./berthKeys.ts";
 import type { PodTemplate } from "./executionProfile.ts";
 import { TOKEN_KEY, tokenSecretName } from "./boxTokenSecret.ts";
 import type { JsonValue } from "./kubeObjects.ts";
+import { templateProblem, type BoxTemplate } from "./sandboxTemplate.ts";
 
-/** The one volume claim template: the box's workspace, which outlives a suspend. */
+/** The workspace disk's claim template: the template must have one, as it outlives a suspend. */
 export const WORKSPACE_VOLUME = "workspace";
 /** Where boxd finds the workspace inside the container. */
 export const WORKSPACE_MOUNT_PATH = "/workspace";
-/** The container's name: what a kubelet runtime (and an operator) looks for. */
+/** The container Berth makes the box's boxd: what a kubelet runtime (and an operator) looks for. */
 export const BOXD_CONTAINER = "boxd";
 /** The pod label naming the template a box was made from. */
 export const TEMPLATE_POD_LABEL = `${BERTH_KEY_PREFIX}template`;
@@ -26,6 +31,7 @@ export const TOKEN_VOLUME = "box-token";
 export const TOKEN_MOUNT_PATH = "/var/run/berth";
 
 export interface BoxPodSettings {
+  readonly template: BoxTemplate;
   readonly profile: ExecutionProfile;
   /** The Sandbox's name: boxd's instance id. */
   readonly sandboxName: string;
@@ -33,46 +39,36 @@ export interface BoxPodSettings {
   readonly boxdPort: number;
 }
 
+type JsonObject = { readonly [key: string]: JsonValue };
+
 export function boxPodTemplate(settings: BoxPodSettings): PodTemplate {
-  const { profile } = settings;
-  const resources: { [key: string]: JsonValue } = {};
-  if (profile.resources.requests !== undefined) resources.requests = profile.resources.requests;
-  if (profile.resources.limits !== undefined) resources.limits = profile.resources.limits;
-  const env: JsonValue[] = [
-    { name: "BOXD_HOST", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
-    { name: "BOXD_PORT", value: String(settings.boxdPort) },
-    { name: "BOXD_INSTANCE_ID", value: settings.sandboxName },
-    { name: "BOXD_ROOT", value: WORKSPACE_MOUNT_PATH },
-    // The token from the Secret's file (never in the pod spec); the pod's uid, which clients
-    // must name, so a reused pod IP never serves another box's callers.
-    { name: "BOXD_TOKEN_FILE", value: `${TOKEN_MOUNT_PATH}/${TOKEN_KEY}` },
-    { name: "BOXD_POD_UID", valueFrom: { fieldRef: { fieldPath: "metadata.uid" } } },
-  ];
+  const { profile, template } = settings;
+  const spec = template.podTemplate.spec;
+  const containers = objectsOf(spec.containers);
+  if (!containers.some((container) => container.name === BOXD_CONTAINER)) {
+    throw templateProblem(
+      `SandboxTemplate ${template.name} has no container named ${BOXD_CONTAINER}: Berth runs boxd in it`,
+    );
+  }
+  const volumes = objectsOf(spec.volumes).filter((volume) => volume.name !== TOKEN_VOLUME);
   return {
-    metadata: { labels: { [TEMPLATE_POD_LABEL]: profile.template } },
+    metadata: {
+      ...template.podTemplate.metadata,
+      labels: { ...template.podTemplate.metadata?.labels, [TEMPLATE_POD_LABEL]: profile.template },
+    },
     spec: {
+      ...spec,
       ...(profile.runtimeClassName === undefined
         ? {}
         : { runtimeClassName: profile.runtimeClassName }),
-      containers: [
-        {
-          name: BOXD_CONTAINER,
-          image: profile.image,
-          ports: [{ name: "boxd", containerPort: settings.boxdPort }],
-          env,
-          // Ready once boxd answers (its health check needs no token), not once it was started.
-          readinessProbe: {
-            httpGet: { path: streamRoutes.health, port: "boxd" },
-            periodSeconds: 1,
-          },
-          resources,
-          volumeMounts: [
-            { name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH },
-            { name: TOKEN_VOLUME, mountPath: TOKEN_MOUNT_PATH, readOnly: true },
-          ],
-        },
-      ],
+      // A box is hostile: no credential of the cluster's API in it, whatever the template says.
+      automountServiceAccountToken: false,
+      containers: containers.map((container) =>
+        container.name === BOXD_CONTAINER ? boxdContainer(container, settings) : container,
+      ),
+      // The token volume names each box's own Secret, so only Berth can add it.
       volumes: [
+        ...volumes,
         {
           name: TOKEN_VOLUME,
           secret: { secretName: tokenSecretName(settings.sandboxName), defaultMode: 0o400 },
@@ -82,17 +78,66 @@ export function boxPodTemplate(settings: BoxPodSettings): PodTemplate {
   };
 }
 
-/** The workspace disk's claim: ReadWriteOnce, of the configured size and class. */
-export function workspaceClaimTemplate(disk: {
-  readonly storage: string;
-  readonly storageClassName?: string | undefined;
-}): VolumeClaimTemplate {
+/** The template's `boxd` container with Berth's parts in place of any it had of the same name. */
+function boxdContainer(container: JsonObject, settings: BoxPodSettings): JsonObject {
+  const { profile } = settings;
+  const env: JsonObject[] = [
+    { name: "BOXD_HOST", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+    { name: "BOXD_PORT", value: String(settings.boxdPort) },
+    { name: "BOXD_INSTANCE_ID", value: settings.sandboxName },
+    { name: "BOXD_ROOT", value: WORKSPACE_MOUNT_PATH },
+    // The token from the Secret's file (never in the pod spec); the pod's uid, which clients
+    // must name, so a reused pod IP never serves another box's callers.
+    { name: "BOXD_TOKEN_FILE", value: `${TOKEN_MOUNT_PATH}/${TOKEN_KEY}` },
+    { name: "BOXD_POD_UID", valueFrom: { fieldRef: { fieldPath: "metadata.uid" } } },
+  ];
+  const mounts: JsonObject[] = [
+    { name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH },
+    { name: TOKEN_VOLUME, mountPath: TOKEN_MOUNT_PATH, readOnly: true },
+  ];
+  const ports: JsonObject[] = [{ name: "boxd", containerPort: settings.boxdPort }];
+  const resources: { [key: string]: JsonValue } = { ...objectOf(container.resources) };
+  if (profile.resources.requests !== undefined) resources.requests = profile.resources.requests;
+  if (profile.resources.limits !== undefined) resources.limits = profile.resources.limits;
   return {
-    metadata: { name: WORKSPACE_VOLUME },
-    spec: {
-      accessModes: ["ReadWriteOnce"],
-      resources: { requests: { storage: disk.storage } },
-      ...(disk.storageClassName === undefined ? {} : { storageClassName: disk.storageClassName }),
-    },
+    ...container,
+    image: profile.image,
+    ports: [...without(container.ports, ports), ...ports],
+    env: [...without(container.env, env), ...env],
+    // Ready once boxd answers (its health check needs no token), not once it was started.
+    readinessProbe: { httpGet: { path: streamRoutes.health, port: "boxd" }, periodSeconds: 1 },
+    ...(Object.keys(resources).length === 0 ? {} : { resources }),
+    volumeMounts: [...without(container.volumeMounts, mounts), ...mounts],
   };
+}
+
+/** The entries of a template's list that Berth's own entries do not replace (by name). */
+function without(list: JsonValue | undefined, own: readonly JsonObject[]): JsonObject[] {
+  const names = new Set(own.map((entry) => entry.name));
+  return objectsOf(list).filter((entry) => !names.has(entry.name));
+}
+
+function objectsOf(value: JsonValue | undefined): JsonObject[] {
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+function objectOf(value: JsonValue | undefined): JsonObject {
+  return value !== undefined && isObject(value) ? value : {};
+}
+
+function isObject(value: JsonValue): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The box's disks: the template's claim templates, verbatim. One must be the workspace, which
+ * Berth mounts, checks the owner of and keeps over a suspend.
+ */
+export function boxVolumeClaims(template: BoxTemplate): readonly VolumeClaimTemplate[] {
+  if (!template.volumeClaimTemplates.some((claim) => claim.metadata.name === WORKSPACE_VOLUME)) {
+    throw templateProblem(
+      `SandboxTemplate ${template.name} claims no disk named ${WORKSPACE_VOLUME} (spec.volumeClaimTemplates): a box's workspace must outlive its pod`,
+    );
+  }
+  return template.volumeClaimTemplates;
 }

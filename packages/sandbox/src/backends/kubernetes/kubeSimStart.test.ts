@@ -18,33 +18,24 @@ import {
   V1ObjectMeta,
   V1Secret,
 } from "@kubernetes/client-node";
-import { load, loadAll } from "js-yaml";
+import { loadAll } from "js-yaml";
 import { expect, it } from "vitest";
-import { boxPodTemplate } from "./boxPodTemplate.ts";
+import type { VolumeClaimTemplate } from "./allocation.ts";
+import { boxPodTemplate, boxVolumeClaims } from "./boxPodTemplate.ts";
+import { TOKEN_KEY, tokenSecretName } from "./boxTokenSecret.ts";
+import type { PodTemplate } from "./executionProfile.ts";
 import { KubeClient } from "./kubeClient.ts";
 import { DEFAULT_BOXD_PORT, KubernetesBackend } from "./kubernetesBackend.ts";
+import type { BoxTemplate } from "./sandboxTemplate.ts";
+import { boxTemplateManifest, type BoxTemplateManifest } from "./tests/boxTemplate.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..", "..", "..");
-const TEMPLATE_FILE = join(ROOT, "deploy", "kubernetes", "sandbox-template.yaml");
 const RBAC_FILE = join(ROOT, "deploy", "kubernetes", "rbac.yaml");
 const TEMPLATE = "berth-box";
 const EXTENSIONS = { group: "extensions.agents.x-k8s.io", version: "v1beta1" } as const;
 const SANDBOXES = { group: "agents.x-k8s.io", version: "v1beta1", plural: "sandboxes" } as const;
 
-interface Container {
-  name: string;
-  image: string;
-  env: { name: string; value?: string }[];
-  [key: string]: unknown;
-}
-interface TemplateSpec {
-  podTemplate: { metadata: unknown; spec: { containers: Container[] } & Record<string, unknown> };
-  volumeClaimTemplates: unknown[];
-}
-
-function templateManifest(): { spec: TemplateSpec } {
-  return load(readFileSync(TEMPLATE_FILE, "utf8")) as { spec: TemplateSpec };
-}
+type TemplateSpec = BoxTemplateManifest["spec"];
 
 /** Polls `read` until `done` holds; the test's own timeout bounds it. */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -54,27 +45,6 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
     await pause(100);
   }
 }
-
-it("the SandboxTemplate manifest is the pod Berth builds for a box, minus what it adds per box", () => {
-  const built = boxPodTemplate({
-    profile: { template: TEMPLATE, image: "berth-boxd", resources: {} },
-    sandboxName: "any",
-    boxdPort: DEFAULT_BOXD_PORT,
-  });
-  const [container] = built.spec.containers as unknown as Container[];
-  if (container === undefined) throw new Error("no container");
-  // The template asks for no resources (the cluster's admin sets them) and leaves out the
-  // per-box instance id.
-  const shape: Partial<Container> = { ...container };
-  delete shape.resources;
-  const { spec } = templateManifest();
-  expect(spec.podTemplate.metadata).toEqual(built.metadata);
-  expect(spec.podTemplate.spec.containers).toEqual([
-    { ...shape, env: container.env.filter((e) => e.name !== "BOXD_INSTANCE_ID") },
-  ]);
-  // The token volume names each box's own Secret, so only Berth can add it.
-  expect(spec.podTemplate.spec.volumes).toBeUndefined();
-});
 
 it("`pnpm kube-sim --kubeconfig F` serves the CRDs and Berth's template and RBAC; a Sandbox from the template runs boxd; SIGTERM exits 0", async () => {
   const scripts = (
@@ -133,6 +103,10 @@ it("`pnpm kube-sim --kubeconfig F` serves the CRDs and Berth's template and RBAC
     expect(templates.items.map((t) => t.metadata.name)).toEqual([TEMPLATE]);
     const [template] = templates.items;
     if (template === undefined) throw new Error("no template");
+    // Stored as written in deploy/ (its pod and disks; the server adds only defaults elsewhere).
+    const written = boxTemplateManifest(TEMPLATE).spec;
+    expect(template.spec.podTemplate).toEqual(written.podTemplate);
+    expect(template.spec.volumeClaimTemplates).toEqual(written.volumeClaimTemplates);
 
     // The RBAC as written, stored (kube-sim does not enforce it).
     const [, role] = loadAll(readFileSync(RBAC_FILE, "utf8")) as { rules: unknown[] }[];
@@ -141,19 +115,19 @@ it("`pnpm kube-sim --kubeconfig F` serves the CRDs and Berth's template and RBAC
     expect(served.rules).toEqual(role?.rules);
     await core.readNamespacedServiceAccount({ name: "berth", namespace: "default" });
 
-    // A Sandbox made from the template as Berth makes one: plus the instance id and the token.
+    // A Sandbox made from the template as Berth makes one (its pod built by Berth's overlay).
     const name = "from-template";
     const token = randomBytes(32).toString("hex");
     const secret = new V1Secret();
     secret.metadata = new V1ObjectMeta();
-    secret.metadata.name = `${name}-token`;
-    secret.stringData = { token };
+    secret.metadata.name = tokenSecretName(name);
+    secret.stringData = { [TOKEN_KEY]: token };
     await core.createNamespacedSecret({ namespace: "default", body: secret });
-    const { podTemplate, volumeClaimTemplates } = template.spec;
-    const containers = podTemplate.spec.containers.map((c) => ({
-      ...c,
-      env: [...c.env, { name: "BOXD_INSTANCE_ID", value: name }],
-    }));
+    const boxTemplate: BoxTemplate = {
+      name: TEMPLATE,
+      podTemplate: template.spec.podTemplate as PodTemplate,
+      volumeClaimTemplates: template.spec.volumeClaimTemplates as VolumeClaimTemplate[],
+    };
     await custom.createNamespacedCustomObject({
       ...SANDBOXES,
       namespace: "default",
@@ -162,15 +136,13 @@ it("`pnpm kube-sim --kubeconfig F` serves the CRDs and Berth's template and RBAC
         kind: "Sandbox",
         metadata: { name },
         spec: {
-          podTemplate: {
-            ...podTemplate,
-            spec: {
-              ...podTemplate.spec,
-              containers,
-              volumes: [{ name: "box-token", secret: { secretName: `${name}-token` } }],
-            },
-          },
-          volumeClaimTemplates,
+          podTemplate: boxPodTemplate({
+            template: boxTemplate,
+            profile: { template: TEMPLATE, image: "berth-boxd", resources: {} },
+            sandboxName: name,
+            boxdPort: DEFAULT_BOXD_PORT,
+          }),
+          volumeClaimTemplates: boxVolumeClaims(boxTemplate),
         },
       },
     });

@@ -20,7 +20,7 @@ import {
 import { executionProfileSchema } from "../../spawner/executionProfile.ts";
 import { NotServingYet, waitUntilServing } from "../../spawner/readiness.ts";
 import { allocateSandbox, readAllocation } from "./allocation.ts";
-import { boxPodTemplate, WORKSPACE_VOLUME, workspaceClaimTemplate } from "./boxPodTemplate.ts";
+import { boxPodTemplate, boxVolumeClaims, WORKSPACE_VOLUME } from "./boxPodTemplate.ts";
 import { boxToken, ensureTokenSecret } from "./boxTokenSecret.ts";
 import { LABELS } from "./berthKeys.ts";
 import { fencedDelete } from "./holderEpoch.ts";
@@ -33,6 +33,7 @@ import { unreachablePodNetwork } from "./podNetwork.ts";
 import { diagnosePod } from "./readinessDiagnosis.ts";
 import type { Operation } from "./operation.ts";
 import { installationSelector, readSandboxIdentity } from "./sandboxLabels.ts";
+import { readBoxTemplate } from "./sandboxTemplate.ts";
 import { isDns1123Label, sandboxNameFor } from "./sandboxNames.ts";
 import { boxStateOf, notReadyReason, operatingModeOf } from "./sandboxStatus.ts";
 
@@ -49,8 +50,6 @@ export interface KubernetesBackendOptions {
   /** Berth's secret, from which each box's token is derived (never stored by Berth). */
   readonly secret: string;
   readonly boxdPort?: number;
-  /** The workspace disk each box claims (default 10Gi of the cluster's default class). */
-  readonly disk?: { readonly storage: string; readonly storageClassName?: string };
   /** The deadline of a create, terminate, suspend or resume (default 120 s). */
   readonly operationTimeoutMs?: number;
   /** The pause between two reads of a poll (default 200 ms). */
@@ -86,7 +85,6 @@ export class KubernetesBackend implements Backend {
   readonly #installationId: () => Promise<string>;
   readonly #secret: string;
   readonly #boxdPort: number;
-  readonly #disk: { readonly storage: string; readonly storageClassName?: string };
   readonly #operationTimeoutMs: number;
   readonly #pollIntervalMs: number;
   readonly #now: () => Date;
@@ -99,7 +97,6 @@ export class KubernetesBackend implements Backend {
     this.#installationId = options.installationId;
     this.#secret = options.secret;
     this.#boxdPort = options.boxdPort ?? DEFAULT_BOXD_PORT;
-    this.#disk = options.disk ?? { storage: "10Gi" };
     this.#operationTimeoutMs = options.operationTimeoutMs ?? 120_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 200;
     this.#now = options.now ?? (() => new Date());
@@ -117,6 +114,8 @@ export class KubernetesBackend implements Backend {
         throw invalid("create: a Kubernetes box needs its lease's sandbox group id");
       const installationId = await this.#installationId();
       const sandboxName = sandboxNameFor({ sandboxGroupId, allocationId: metadata.allocationId });
+      // Read at every create: a box runs what its template says now. Nothing is made before.
+      const template = await readBoxTemplate(this.#client, op, profile.data.template);
       const allocation = await allocateSandbox(this.#client, op, {
         installationId,
         sandboxGroupId,
@@ -124,11 +123,12 @@ export class KubernetesBackend implements Backend {
         metadata: { ...metadata, installationId },
         profile: profile.data,
         podTemplate: boxPodTemplate({
+          template,
           profile: profile.data,
           sandboxName,
           boxdPort: this.#boxdPort,
         }),
-        volumeClaimTemplates: [workspaceClaimTemplate(this.#disk)],
+        volumeClaimTemplates: boxVolumeClaims(template),
         // Fenced from birth: the creating spawner's epoch.
         holderEpoch: metadata.epoch,
         retryIntervalMs: this.#pollIntervalMs,

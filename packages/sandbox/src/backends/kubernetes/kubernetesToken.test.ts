@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe("the box token", () => {
-  it("is made with the Sandbox in two requests — the Sandbox, then its Secret — and never in the pod spec", async () => {
+  it("is made with the Sandbox in two requests after the template's read — the Sandbox, then its Secret — and never in the pod spec", async () => {
     const before = sim.requests.filter({}).at(-1)?.seq ?? 0;
     const meta = w.metadata();
     const { instanceId } = await backend.create({ metadata: meta, profile: w.profile });
@@ -32,6 +32,7 @@ describe("the box token", () => {
       .filter((r) => r.seq > before && r.resource !== undefined)
       .map((r) => [r.method, r.resource, r.status]);
     expect(made).toEqual([
+      ["GET", "sandboxtemplates", 200],
       ["POST", "sandboxes", 201],
       ["POST", "secrets", 201],
     ]);

@@ -1,6 +1,6 @@
 /**
- * A kube-sim running the agent-sandbox controller and a kubelet whose pods run boxd, with the
- * clients the adapter tests use: Kubernetes adapters of one installation, and client-node's own
+ * A kube-sim running the agent-sandbox controller and a kubelet whose pods run boxd, with Berth's
+ * SandboxTemplate applied (as `test`, the template of the world's profile), and the clients the adapter tests use: Kubernetes adapters of one installation, and client-node's own
  * APIs to look (or reach) behind the adapter's back.
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -11,6 +11,7 @@ import type { ExecutionProfile } from "../../../spawner/executionProfile.ts";
 import { KubeClient } from "../kubeClient.ts";
 import { KubernetesBackend } from "../kubernetesBackend.ts";
 import { BOXD_TEST_IMAGE, boxdRuntimes } from "./boxdRuntime.ts";
+import { applyBoxTemplate, type BoxTemplateManifest } from "./boxTemplate.ts";
 
 /** The Sandboxes collection, as client-node's CustomObjectsApi names it. */
 export const SANDBOXES = {
@@ -32,6 +33,11 @@ export interface KubeBoxWorld extends AsyncDisposable {
   adapter(): KubernetesBackend;
   /** A new client of the simulator, for writes made behind the adapter's back. */
   client(): KubeClient;
+  /** Applies Berth's SandboxTemplate as `name`, edited; a profile naming it makes boxes from it. */
+  applyTemplate(
+    name: string,
+    edit?: (manifest: BoxTemplateManifest) => BoxTemplateManifest,
+  ): Promise<void>;
   /** Metadata of a new allocation (fresh ids) at `epoch`. */
   metadata(epoch?: number): BoxMetadata;
 }
@@ -40,6 +46,7 @@ export async function kubeBoxWorld(): Promise<KubeBoxWorld> {
   const sim = await startKubeSim({ controller: true, kubelet: { runtimes: boxdRuntimes } });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromString(sim.kubeConfig());
+  await applyBoxTemplate(sim.kubeConfig(), "test");
   const secret = randomBytes(24).toString("hex");
   const installationId = randomUUID();
   const client = () => new KubeClient({ source: { kind: "yaml", text: sim.kubeConfig() } });
@@ -59,6 +66,7 @@ export async function kubeBoxWorld(): Promise<KubeBoxWorld> {
         operationTimeoutMs: 20_000,
       }),
     client,
+    applyTemplate: (name, edit) => applyBoxTemplate(sim.kubeConfig(), name, edit),
     metadata: (epoch = 1) => ({
       workspaceId: randomUUID(),
       leaseId: randomUUID(),
