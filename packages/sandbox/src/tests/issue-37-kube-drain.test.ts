@@ -201,5 +201,42 @@ describe("drain on Kubernetes", () => {
       suspendedInstanceId: null,
       restoreStatus: "pending",
     });
+    // The next acquire rematerializes the revision into a new allocation.
+    const next = await establishBox(w, s, { spawner: spawnerOf(w), backend });
+    expect(next.instanceId).not.toBe(box.instanceId);
+    expect((await download(next.client, "work/kept.txt")).toString()).toBe("kept");
+  });
+
+  it("the TTL sweep racing the next acquire: the box is resumed or deleted, never both, and the revision is served either way", async () => {
+    const w = world.current;
+    const { s, box } = await drainedBox(w);
+    const cold = await currentLease(w, s);
+    w.clock.advance(SUSPENDED_TTL_MS + 1);
+    // Real concurrency: the sweep's forget and the spawner's take are each one fenced statement.
+    const [sweep, next] = await Promise.all([
+      reaperOf(w).sweepOnce(),
+      establishBox(w, s, { spawner: spawnerOf(w), backend }),
+    ]);
+    const swept = sweep.deletedSuspended.map((deleted) => deleted.instanceId);
+    if (swept.includes(box.instanceId)) {
+      // The sweep forgot it first: the spawner rematerialized into a new allocation.
+      expect(next.instanceId).not.toBe(box.instanceId);
+      expect(await sandboxGone(box.instanceId)).toBe(true);
+    } else {
+      // The acquire went first: the sweep saw no cold lease, and the very box was resumed.
+      expect(swept).toEqual([]);
+      expect(next.instanceId).toBe(box.instanceId);
+    }
+    expect((await next.client.revision()).revision).toBe(cold.selectedRevision);
+    expect((await download(next.client, "work/kept.txt")).toString()).toBe("kept");
+    expect(await currentLease(w, s)).toMatchObject({
+      liveness: "warm",
+      instanceId: next.instanceId,
+      suspendedInstanceId: null,
+    });
+    const leaseBoxes = (await backend.inventory()).filter(
+      (listed) => listed.metadata.leaseId === box.lease.id && listed.state !== "gone",
+    );
+    expect(leaseBoxes.map((listed) => listed.instanceId)).toEqual([next.instanceId]);
   });
 });
