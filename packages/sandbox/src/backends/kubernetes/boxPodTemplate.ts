@@ -15,7 +15,8 @@ import { BERTH_KEY_PREFIX } from "./berthKeys.ts";
 import type { PodTemplate } from "./executionProfile.ts";
 import { TOKEN_KEY, tokenSecretName } from "./boxTokenSecret.ts";
 import type { JsonValue } from "./kubeObjects.ts";
-import { templateProblem, type BoxTemplate } from "./sandboxTemplate.ts";
+import { backendInvalid } from "./kubeBackendErrors.ts";
+import type { BoxTemplate } from "./sandboxTemplate.ts";
 
 /** The workspace disk's claim template: the template must have one, as it outlives a suspend. */
 export const WORKSPACE_VOLUME = "workspace";
@@ -46,7 +47,7 @@ export function boxPodTemplate(settings: BoxPodSettings): PodTemplate {
   const spec = template.podTemplate.spec;
   const containers = objectsOf(spec.containers);
   if (!containers.some((container) => container.name === BOXD_CONTAINER)) {
-    throw templateProblem(
+    throw backendInvalid(
       `SandboxTemplate ${template.name} has no container named ${BOXD_CONTAINER}: Berth runs boxd in it`,
     );
   }
@@ -135,7 +136,7 @@ function isObject(value: JsonValue): value is JsonObject {
  */
 export function boxVolumeClaims(template: BoxTemplate): readonly VolumeClaimTemplate[] {
   if (!template.volumeClaimTemplates.some((claim) => claim.metadata.name === WORKSPACE_VOLUME)) {
-    throw templateProblem(
+    throw backendInvalid(
       `SandboxTemplate ${template.name} claims no disk named ${WORKSPACE_VOLUME} (spec.volumeClaimTemplates): a box's workspace must outlive its pod`,
     );
   }

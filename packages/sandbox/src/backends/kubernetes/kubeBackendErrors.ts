@@ -4,7 +4,7 @@
  * error, `not_found` only when the box's own object is gone — a missing namespace or CRD is a
  * configuration fault, never a lost box.
  */
-import { asBackendError, type BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
+import { asBackendError, BackendError, type BackendErrorCode } from "../../spawner/backend.ts";
 import { AllocationInputError, AllocationRefusedError } from "./allocationErrors.ts";
 import { ForeignTokenSecretError } from "./boxTokenSecret.ts";
 import { HolderEpochRefusedError, SandboxReplacedError } from "./holderEpoch.ts";
@@ -72,4 +72,22 @@ function codeOf(error: unknown): BackendErrorCode {
     return "invalid";
   // Anything else (a patch the client refused to send, an unexpected throw) is Berth's own bug.
   return "internal";
+}
+
+/** `invalid`: what the box or its allocation is makes the call impossible; no retry changes it. */
+export function backendInvalid(message: string, instanceId?: string): BackendError {
+  return new BackendError({
+    code: "invalid",
+    message,
+    ...(instanceId === undefined ? {} : { instanceId }),
+  });
+}
+
+/** `not_found`: no box by that id (`why` says more when known). */
+export function boxNotFound(instanceId: string, why: string): BackendError {
+  return new BackendError({
+    code: "not_found",
+    message: `no box ${instanceId}${why === "" ? "" : ` (${why})`}`,
+    instanceId,
+  });
 }

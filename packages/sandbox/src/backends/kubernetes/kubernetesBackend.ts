@@ -25,10 +25,11 @@ import { boxToken, ensureTokenSecret } from "./boxTokenSecret.ts";
 import { LABELS } from "./berthKeys.ts";
 import { fencedDelete } from "./holderEpoch.ts";
 import type { KubeClient } from "./kubeClient.ts";
-import { toBackendError } from "./kubeBackendErrors.ts";
+import { backendInvalid, boxNotFound, toBackendError } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
 import { SANDBOX, type KubeObject, type PodReading } from "./kubeObjects.ts";
 import { writeOperatingMode } from "./operatingModeWrite.ts";
+import { hostOf, whyUnbound } from "./podBinding.ts";
 import { unreachablePodNetwork } from "./podNetwork.ts";
 import { diagnosePod } from "./readinessDiagnosis.ts";
 import type { Operation } from "./operation.ts";
@@ -108,10 +109,10 @@ export class KubernetesBackend implements Backend {
       const { metadata } = input;
       const profile = executionProfileSchema.safeParse(input.profile);
       if (!profile.success)
-        throw invalid(`create: invalid profile: ${profile.error.issues[0]?.message ?? ""}`);
+        throw backendInvalid(`create: invalid profile: ${profile.error.issues[0]?.message ?? ""}`);
       const sandboxGroupId = metadata.sandboxGroupId;
       if (sandboxGroupId === undefined || sandboxGroupId === "")
-        throw invalid("create: a Kubernetes box needs its lease's sandbox group id");
+        throw backendInvalid("create: a Kubernetes box needs its lease's sandbox group id");
       const installationId = await this.#installationId();
       const sandboxName = sandboxNameFor({ sandboxGroupId, allocationId: metadata.allocationId });
       // Read at every create: a box runs what its template says now. Nothing is made before.
@@ -137,7 +138,7 @@ export class KubernetesBackend implements Backend {
       // check: an allocation is one lease's, never adopted by another.
       const lease = allocation.sandbox.metadata.labels?.[LABELS.leaseId];
       if (allocation.outcome === "adopted" && lease !== metadata.leaseId) {
-        throw invalid(
+        throw backendInvalid(
           `allocation ${metadata.allocationId} already made box ${sandboxName} for lease ${String(lease)}`,
           sandboxName,
         );
@@ -350,7 +351,7 @@ export class KubernetesBackend implements Backend {
     const state = boxStateOf(sandbox);
     switch (state) {
       case "gone":
-        throw notFound(instanceId, "is being deleted");
+        throw boxNotFound(instanceId, "is being deleted");
       case "suspended":
         throw new NotServingYet(`box ${instanceId} is suspended (resume it first)`);
       case "starting":
@@ -364,7 +365,7 @@ export class KubernetesBackend implements Backend {
       throw new NotServingYet(`box ${instanceId}'s pod is ${unbound ?? "missing"}`);
     const allocationId = readAllocation(sandbox.metadata).id;
     if (allocationId === undefined)
-      throw invalid(`box ${instanceId} carries no allocation id`, instanceId);
+      throw backendInvalid(`box ${instanceId} carries no allocation id`, instanceId);
     return createBoxClient({
       baseUrl: `http://${hostOf(pod.podIP)}:${String(this.#boxdPort)}`,
       token: this.#token(allocationId),
@@ -389,7 +390,7 @@ export class KubernetesBackend implements Backend {
     }
     const uid = sandbox.metadata.uid;
     if (uid === undefined || claim.controllerUid !== uid) {
-      throw invalid(
+      throw backendInvalid(
         `box ${sandbox.metadata.name}'s disk ${name} is not its own (its controller is ${claim.controllerUid ?? "none"}, the Sandbox is ${uid ?? "unknown"}): refusing to use it`,
         sandbox.metadata.name,
       );
@@ -398,11 +399,11 @@ export class KubernetesBackend implements Backend {
 
   /** The box's Sandbox; not_found when there is none (or the id is not a Sandbox name). */
   async #sandbox(op: Operation, instanceId: string): Promise<KubeObject> {
-    if (!isDns1123Label(instanceId)) throw notFound(instanceId, "is not a Sandbox name");
+    if (!isDns1123Label(instanceId)) throw boxNotFound(instanceId, "is not a Sandbox name");
     try {
       return await this.#client.get(op, { kind: SANDBOX, name: instanceId });
     } catch (error) {
-      if (error instanceof KubeError && error.kind === "gone") throw notFound(instanceId, "");
+      if (error instanceof KubeError && error.kind === "gone") throw boxNotFound(instanceId, "");
       throw error;
     }
   }
@@ -483,39 +484,4 @@ export class KubernetesBackend implements Backend {
       });
     }
   }
-}
-
-function invalid(message: string, instanceId?: string): BackendError {
-  return new BackendError({
-    code: "invalid",
-    message,
-    ...(instanceId === undefined ? {} : { instanceId }),
-  });
-}
-
-function notFound(instanceId: string, why: string): BackendError {
-  return new BackendError({
-    code: "not_found",
-    message: `no box ${instanceId}${why === "" ? "" : ` (${why})`}`,
-    instanceId,
-  });
-}
-
-/** An IPv6 pod IP goes in brackets in a URL. */
-function hostOf(ip: string): string {
-  return ip.includes(":") ? `[${ip}]` : ip;
-}
-
-/**
- * Why a pod cannot be the box's now, or undefined when it can: it must be live (not terminating,
- * not terminal), Running with an address, and not the pod a resume is retiring.
- */
-function whyUnbound(pod: PodReading | undefined, retiring: string | undefined): string | undefined {
-  if (pod === undefined) return "missing";
-  if (pod.uid === undefined) return "without a uid";
-  if (pod.uid === retiring) return `still the retiring pod ${retiring}`;
-  if (pod.deleting) return `terminating (pod ${pod.uid}; it goes after its grace period)`;
-  if (pod.phase !== "Running") return `in phase ${String(pod.phase)}`;
-  if (pod.podIP === undefined) return "without an address";
-  return undefined;
 }

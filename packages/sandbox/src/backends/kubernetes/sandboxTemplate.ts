@@ -5,10 +5,10 @@
  * spec and the claim specs stay opaque (spec/kubernetes.md §1.3).
  */
 import { z } from "zod";
-import { BackendError } from "../../spawner/backend.ts";
 import type { VolumeClaimTemplate } from "./allocation.ts";
 import type { PodTemplate } from "./executionProfile.ts";
 import type { KubeClient } from "./kubeClient.ts";
+import { backendInvalid } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
 import type { CustomKind } from "./kubeObjects.ts";
 import type { Operation } from "./operation.ts";
@@ -59,7 +59,7 @@ export async function readBoxTemplate(
     object = await client.get(op, { kind: SANDBOX_TEMPLATE, name });
   } catch (error) {
     if (error instanceof KubeError && error.kind === "gone") {
-      throw templateProblem(
+      throw backendInvalid(
         `SandboxTemplate ${name} does not exist in namespace ${client.namespace}: apply Berth's (deploy/kubernetes/sandbox-template.yaml) or set BERTH_KUBE_TEMPLATE to one that exists`,
       );
     }
@@ -67,7 +67,7 @@ export async function readBoxTemplate(
   }
   const spec = templateSpecSchema.safeParse(object.spec);
   if (!spec.success) {
-    throw templateProblem(
+    throw backendInvalid(
       `SandboxTemplate ${name} has no pod to make a box from (spec.podTemplate.spec): ${spec.error.issues[0]?.message ?? ""}`,
     );
   }
@@ -94,9 +94,4 @@ export async function readBoxTemplate(
       spec: claim.spec,
     })),
   };
-}
-
-/** A template Berth cannot make a box from: the admin's to fix, so never retried. */
-export function templateProblem(message: string): BackendError {
-  return new BackendError({ code: "invalid", message });
 }
