@@ -51,8 +51,12 @@ export function startReaperLoop(options: ReaperLoopOptions): { stop(): Promise<v
         );
       }
       const swept = await orphans?.sweepOnce();
-      if (swept !== undefined && (swept.terminated.length > 0 || swept.failed.length > 0)) {
-        logger.info({ terminated: swept.terminated, failed: swept.failed }, "orphan sweep");
+      if (
+        swept !== undefined &&
+        (swept.terminated.length > 0 || swept.kept.length > 0 || swept.failed.length > 0)
+      ) {
+        const { terminated, kept, failed } = swept;
+        logger.info({ terminated, kept, failed }, "orphan sweep");
       }
       const checkpointed = await checkpoints?.sweepOnce();
       if (checkpointed !== undefined && checkpointed.length > 0) {

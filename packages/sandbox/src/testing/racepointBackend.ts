@@ -23,6 +23,8 @@ export interface Racepoints {
   readyFails?: Error;
   /** The next terminate throws (the box is left running), once. */
   terminateFailsOnce?: boolean;
+  /** Runs when a terminate is asked, before the box's backend is. */
+  beforeTerminate?: (instanceId: string) => Promise<void>;
   /** Runs when a capture is asked of the box, before the box is asked. */
   beforeCapture?: (instanceId: string) => Promise<void>;
   /** Runs after a capture's bytes all arrived, before the caller sees its result. */
@@ -111,6 +113,7 @@ export class RacepointBackend implements Backend {
       this.#points = { ...this.#points, terminateFailsOnce: false };
       throw new Error("the backend did not answer the terminate");
     }
+    await this.#points.beforeTerminate?.(instanceId);
     await this.#inner.terminate(instanceId, write);
   }
 

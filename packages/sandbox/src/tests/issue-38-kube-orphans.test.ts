@@ -1,0 +1,187 @@
+// Issue 38, the orphan sweep on Kubernetes: a box no lease records is deleted with its disk —
+// at once (past the warming timeout) when it never took an admitted write, and only once its
+// lease's archive covers the lease's workspace generation when it did. Deletes are fenced at the
+// lease's epoch. kube-sim over real HTTP, real Postgres, the lease world's injected clock.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RecoveryActions } from "../admin/recoveryActions.ts";
+import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
+import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
+import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
+import type { KubernetesBackend } from "../backends/kubernetes/kubernetesBackend.ts";
+import {
+  kubeBoxWorld,
+  sandboxGone as sandboxGoneIn,
+  type KubeBoxWorld,
+} from "../backends/kubernetes/tests/kubeBoxWorld.ts";
+import { backendDrainPort } from "../reaper/backendDrainPort.ts";
+import type { Backend } from "../spawner/backend.ts";
+import { BackendRegistry } from "../spawner/backendRegistry.ts";
+import { OrphanSweepSystem } from "../spawner/orphanSweep.ts";
+import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
+import { ManualClock } from "../testing/manualClock.ts";
+import { RacepointBackend } from "../testing/racepointBackend.ts";
+import { currentLease, establishBox, writeInBox, type WarmBox } from "./boxFixture.ts";
+import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
+
+const world = useLeaseWorld();
+let kube: KubeBoxWorld;
+let backend: KubernetesBackend;
+let storeRoot = "";
+let store: FilesystemArchiveStore;
+
+beforeAll(async () => {
+  kube = await kubeBoxWorld();
+  backend = kube.adapter();
+  storeRoot = await mkdtemp(join(tmpdir(), "berth-kube-orphans-"));
+  store = new FilesystemArchiveStore({ root: storeRoot });
+}, 60_000);
+afterAll(async () => {
+  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
+  await kube[Symbol.asyncDispose]();
+  await rm(storeRoot, { recursive: true, force: true });
+});
+
+const resourcesOf = (w: LeaseWorld) => ({ db: w.db, clock: w.clock, config: w.config });
+const registryOf = (over: Backend = backend) => BackendRegistry.of(over, kube.profile);
+
+function spawnerOf(w: LeaseWorld) {
+  return new SpawnerSystem({
+    resources: resourcesOf(w),
+    backends: registryOf(),
+    restorer: new ArchiveRestorer({ db: w.db, store }),
+    readinessTimeoutMs: 30_000,
+  });
+}
+
+const archiverOf = (w: LeaseWorld) =>
+  new WorkspaceArchiver({ resources: resourcesOf(w), backends: registryOf(), store });
+
+async function capture(w: LeaseWorld, s: SeededSession): Promise<void> {
+  const captured = await archiverOf(w).capture(await currentLease(w, s), { actor: "test" });
+  expect(captured.kind).toBe("published");
+}
+
+/** One orphan sweep past the warming timeout of every box made so far (on real time). */
+function sweep(w: LeaseWorld, over: Backend = backend) {
+  const later = new ManualClock(new Date(Date.now() + w.config.warmingTimeoutMs + 1_000));
+  return new OrphanSweepSystem({
+    resources: { ...resourcesOf(w), clock: later },
+    backends: registryOf(over),
+  }).sweepOnce();
+}
+
+async function diskExists(instanceId: string): Promise<boolean> {
+  return kube.core
+    .readNamespacedPersistentVolumeClaim({ name: `workspace-${instanceId}`, namespace: "default" })
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
+/** A box its lease gave up (marked lost) while the cluster still runs it. */
+async function givenUp(
+  w: LeaseWorld,
+  writes?: { readonly captured: string; readonly after: string },
+): Promise<{ s: SeededSession; box: WarmBox }> {
+  const s = await seedSession(w.db, "kubernetes");
+  const box = await establishBox(w, s, { spawner: spawnerOf(w), backend });
+  if (writes !== undefined) {
+    await writeInBox(w, { session: s, box }, writes.captured);
+    await capture(w, s);
+    await writeInBox(w, { session: s, box }, writes.after);
+  }
+  const lease = await currentLease(w, s);
+  const marked = await w.warming.markInstanceLost({
+    workspaceId: s.workspaceId,
+    leaseId: lease.id,
+    expectedEpoch: lease.epoch,
+    instanceId: box.instanceId,
+    actor: "test",
+  });
+  expect(marked.outcome).toBe("marked");
+  return { s, box };
+}
+
+describe("the orphan sweep on Kubernetes", () => {
+  it("a box that never took an admitted write goes with its disk once past the warming timeout", async () => {
+    const w = world.current;
+    const { box } = await givenUp(w);
+    const report = await sweep(w);
+    expect(report.terminated).toContain(box.instanceId);
+    expect(await sandboxGoneIn(kube, box.instanceId)).toBe(true);
+    await kube.sim.settled();
+    expect(await diskExists(box.instanceId)).toBe(false);
+  });
+
+  it("a box that took writes is kept, disk and all, until its lease's archive covers the workspace generation", async () => {
+    const w = world.current;
+    // Its last write is newer than the archive: only its disk holds it.
+    const { s, box } = await givenUp(w, {
+      captured: "printf first > a.txt",
+      after: "printf second > a.txt",
+    });
+    const kept = await sweep(w);
+    expect(kept.terminated).not.toContain(box.instanceId);
+    expect(kept.kept).toContainEqual({
+      instanceId: box.instanceId,
+      reason: "it took admitted writes its lease's archive does not yet cover",
+    });
+    expect(await sandboxGoneIn(kube, box.instanceId)).toBe(false);
+    expect(await diskExists(box.instanceId)).toBe(true);
+
+    // An admin restores the archived revision (accepting the lost write), the session goes on in
+    // a new box, and a capture of it covers the lease's generation.
+    const admin = new RecoveryActions({
+      resources: resourcesOf(w),
+      drainPort: backendDrainPort({ backends: registryOf(), archiver: archiverOf(w) }),
+    });
+    const blocked = await currentLease(w, s);
+    expect(
+      await admin.restoreRevision({
+        lease: blocked,
+        revision: blocked.archiveRevision ?? "",
+        actor: { kind: "user", id: "admin-1" },
+      }),
+    ).toMatchObject({ outcome: "restored" });
+    const next = await establishBox(w, s, { spawner: spawnerOf(w), backend });
+    await writeInBox(w, { session: s, box: next }, "printf third > b.txt");
+    await capture(w, s);
+    const lease = await currentLease(w, s);
+    expect(lease.archiveGeneration).toBe(lease.workspaceGeneration);
+    const swept = await sweep(w);
+    expect(swept.terminated).toContain(box.instanceId);
+    expect(swept.terminated).not.toContain(next.instanceId);
+    expect(await sandboxGoneIn(kube, box.instanceId)).toBe(true);
+  });
+
+  it("the delete is fenced at the lease's epoch: a holder that stamped the box meanwhile keeps it", async () => {
+    const w = world.current;
+    const { s, box } = await givenUp(w);
+    const lease = await currentLease(w, s);
+    const racing = new RacepointBackend(backend, {
+      beforeTerminate: async (instanceId) => {
+        if (instanceId !== box.instanceId) return;
+        // A successor adopts the same allocation at a newer epoch, stamping it on the Sandbox.
+        await kube.adapter().create({
+          metadata: {
+            workspaceId: s.workspaceId,
+            leaseId: lease.id,
+            sandboxGroupId: s.sandboxGroupId,
+            epoch: lease.epoch + 1,
+            allocationId: box.lease.allocationId ?? "",
+          },
+          profile: kube.profile,
+        });
+      },
+    });
+    const report = await sweep(w, racing);
+    expect(report.terminated).not.toContain(box.instanceId);
+    expect(report.failed.map((failure) => failure.instanceId)).toContain(box.instanceId);
+    expect(await sandboxGoneIn(kube, box.instanceId)).toBe(false);
+    expect(await diskExists(box.instanceId)).toBe(true);
+  });
+});
