@@ -41,6 +41,9 @@ import { boxStateOf, notReadyReason, operatingModeOf } from "./sandboxStatus.ts"
 /** How long the one read that diagnoses a box that never served may take. */
 const DIAGNOSIS_MS = 5_000;
 
+/** The budget of the one DELETE that cleans up after a failed create. */
+const FAILED_CREATE_CLEANUP_MS = 5_000;
+
 /** boxd's port in the pod (its own default). */
 export const DEFAULT_BOXD_PORT = 7070;
 
@@ -145,14 +148,35 @@ export class KubernetesBackend implements Backend {
       }
       if (allocation.outcome === "adopted")
         await this.#takeOver(op, allocation.sandbox, metadata.epoch);
-      // After the Sandbox (it owns the Secret); its pod waits for it as a kubelet does.
-      await ensureTokenSecret(this.#client, op, {
-        sandbox: allocation.sandbox,
-        installationId,
-        token: this.#token(metadata.allocationId),
-      });
+      try {
+        // After the Sandbox (it owns the Secret); its pod waits for it as a kubelet does.
+        await ensureTokenSecret(this.#client, op, {
+          sandbox: allocation.sandbox,
+          installationId,
+          token: this.#token(metadata.allocationId),
+        });
+      } catch (error) {
+        // A Sandbox this call made goes at once rather than wait for the orphan sweep. One
+        // adopted (an earlier attempt's) is left to the sweep, which judges it against its lease.
+        if (allocation.outcome === "created")
+          await this.#deleteFailedCreate(allocation.names.sandbox, metadata.epoch);
+        throw error;
+      }
       return { instanceId: allocation.names.sandbox, confinement: this.#confinement };
     });
+  }
+
+  /**
+   * One fenced DELETE of the Sandbox a failed create made, on a budget of its own (the create's
+   * may be spent): a newer holder keeps it, and a cleanup that fails leaves it to the orphan
+   * sweep, so the create's own error is what the caller hears.
+   */
+  async #deleteFailedCreate(name: string, epoch: number): Promise<void> {
+    const op = this.#client.operation({
+      label: `delete failed create ${name}`,
+      timeoutMs: FAILED_CREATE_CLEANUP_MS,
+    });
+    await fencedDelete(this.#client, op, { name, epoch }).catch(() => undefined);
   }
 
   /**
