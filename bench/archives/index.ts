@@ -4,7 +4,7 @@ import { writeWorkspaceTree, type TreeShape } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
 import { defineBenchmark, type BenchMode } from "../harness/benchmark.ts";
 import { round } from "../harness/stats.ts";
-import { alternatingRounds } from "./rounds.ts";
+import { alternatingRounds } from "../harness/rounds.ts";
 import { berthCycle, type BerthRun } from "./berthCycle.ts";
 import { awaitQuietDisk } from "./quietDisk.ts";
 import { measureOnS3, type S3Plan } from "./s3Run.ts";

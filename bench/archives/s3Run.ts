@@ -4,7 +4,7 @@ import { type TreeShape, writeWorkspaceTree } from "@berth/sandbox/testing";
 import { createTestDatabase } from "@berth/testkit";
 import type { BenchContext, BenchOutcome } from "../harness/benchmark.ts";
 import { round } from "../harness/stats.ts";
-import { alternatingRounds } from "./rounds.ts";
+import { alternatingRounds } from "../harness/rounds.ts";
 import { berthCycle } from "./berthCycle.ts";
 import { awaitQuietDisk } from "./quietDisk.ts";
 import { s3TarCycle } from "./s3Baseline.ts";

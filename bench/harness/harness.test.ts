@@ -161,6 +161,29 @@ describe("pnpm bench", () => {
     expect(Number(trips?.[2])).toBeGreaterThan(Number(trips?.[1]));
   });
 
+  it("runs the kubernetes benchmark in its short mode: cold and resumed boxes on kube-sim against the raw client, request counts from the log", async () => {
+    const run = await bench(["kubernetes", "--short"]);
+
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.lastLine).toMatch(
+      /^RESULT kubernetes ratio=\d+(\.\d+)? goal=ratio<=1\.2,resume_ratio<=1\.2 cold_p50_ms=\d/,
+    );
+    const figures = Object.fromEntries(
+      run.lastLine
+        .split(" ")
+        .slice(3)
+        .map((pair) => pair.split("=")),
+    ) as Record<string, string>;
+    expect(Number(figures.resume_ratio)).toBeGreaterThan(0);
+    // Deterministic: the template read, the Sandbox and its Secret; the Sandbox and pod read
+    // before the mode PATCH. The raw client POSTs the two objects; it PATCHes.
+    expect(figures.allocate_requests).toBe("3");
+    expect(figures.baseline_allocate_requests).toBe("2");
+    expect(figures.resume_requests).toBe("3");
+    expect(figures.baseline_resume_requests).toBe("1");
+    expect(figures.claim_p50_ms).toBe("not_measured");
+  });
+
   it("runs the dashboard benchmark in its short mode: every row shown, the filter answering, tRPC calls bounded", async () => {
     const run = await bench(["dashboard", "--short"]);
 

@@ -16,3 +16,9 @@ export {
 } from "../backends/kubernetes/tests/kubeBoxWorld.ts";
 export type { KubeBoxWorld } from "../backends/kubernetes/tests/kubeBoxWorld.ts";
 export { BOXD_TEST_IMAGE } from "../backends/kubernetes/tests/boxdRuntime.ts";
+// The pod and disks Berth builds for a box from its SandboxTemplate, and where its token goes: for
+// a baseline that makes the same Sandbox with the raw client, without Berth (bench/kubernetes).
+export { boxPodTemplate, boxVolumeClaims } from "../backends/kubernetes/boxPodTemplate.ts";
+export { TOKEN_KEY, tokenSecretName } from "../backends/kubernetes/boxTokenSecret.ts";
+export { DEFAULT_BOXD_PORT } from "../backends/kubernetes/kubernetesBackend.ts";
+export type { BoxTemplate } from "../backends/kubernetes/sandboxTemplate.ts";
