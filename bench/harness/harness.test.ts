@@ -4,6 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
+/** A RESULT line's key=value figures, after its name, ratio and goal. */
+function figuresOf(line: string): Record<string, string> {
+  return Object.fromEntries(
+    line
+      .split(" ")
+      .slice(3)
+      .map((pair) => pair.split("=")),
+  ) as Record<string, string>;
+}
+
 const cli = join(import.meta.dirname, "cli.ts");
 const fixtures = join(import.meta.dirname, "fixtures");
 const dirs: string[] = [];
@@ -168,12 +178,7 @@ describe("pnpm bench", () => {
     expect(run.lastLine).toMatch(
       /^RESULT kubernetes ratio=\d+(\.\d+)? goal=ratio<=1\.2,resume_ratio<=1\.2 cold_p50_ms=\d/,
     );
-    const figures = Object.fromEntries(
-      run.lastLine
-        .split(" ")
-        .slice(3)
-        .map((pair) => pair.split("=")),
-    ) as Record<string, string>;
+    const figures = figuresOf(run.lastLine);
     expect(Number(figures.resume_ratio)).toBeGreaterThan(0);
     // Deterministic: the template read, the Sandbox and its Secret; the Sandbox and pod read
     // before the mode PATCH. The raw client POSTs the two objects; it PATCHes.
@@ -191,12 +196,7 @@ describe("pnpm bench", () => {
     expect(run.lastLine).toMatch(
       /^RESULT dashboard ratio=\d+(\.\d+)? goal=ratio<=2,overview_ms<1500,session_ms<1500,trpc_calls<=8 /,
     );
-    const figures = Object.fromEntries(
-      run.lastLine
-        .split(" ")
-        .slice(3)
-        .map((pair) => pair.split("=")),
-    ) as Record<string, string>;
+    const figures = figuresOf(run.lastLine);
     // The seeded 100 sessions (plus the demo workspace's own) and 20 machines with the group box.
     expect(Number(figures.sessions)).toBeGreaterThanOrEqual(100);
     expect(figures.machine_rows).toBe("21");

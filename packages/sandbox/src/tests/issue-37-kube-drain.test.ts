@@ -5,18 +5,16 @@
 // and the exact revision rematerialized into a new allocation. The suspended-TTL sweep deletes
 // an idle suspended box only once its archive covers the workspace. kube-sim over real HTTP,
 // real Postgres, the lease world's injected clock.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
-import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
+import type { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
 import type { ArchiveProgress } from "../archives/progress.ts";
 import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { KubernetesBackend } from "../backends/kubernetes/kubernetesBackend.ts";
 import {
   SANDBOXES,
-  kubeBoxWorld,
   sandboxGone as sandboxGoneIn,
   sandboxMode as sandboxModeIn,
   type KubeBoxWorld,
@@ -26,24 +24,17 @@ import { ReaperSystem } from "../reaper/reaperSystem.ts";
 import { BackendRegistry } from "../spawner/backendRegistry.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { currentLease, download, establishBox, writeInBox, type WarmBox } from "./boxFixture.ts";
+import { useKubeArchiveWorld } from "./kubeArchiveFixture.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 
 const world = useLeaseWorld();
 const SUSPENDED_TTL_MS = 3_600_000;
+const kubeWorld = useKubeArchiveWorld("kube-drain");
 let kube: KubeBoxWorld;
 let backend: KubernetesBackend;
-let storeRoot = "";
 let store: FilesystemArchiveStore;
-
-beforeAll(async () => {
-  kube = await kubeBoxWorld();
-  backend = kube.adapter();
-  storeRoot = await mkdtemp(join(tmpdir(), "berth-kube-drain-"));
-  store = new FilesystemArchiveStore({ root: storeRoot });
-}, 60_000);
-afterAll(async () => {
-  await kube[Symbol.asyncDispose]();
-  await rm(storeRoot, { recursive: true, force: true });
+beforeAll(() => {
+  ({ kube, backend, store } = kubeWorld.current);
 });
 
 const resourcesOf = (w: LeaseWorld) => ({ db: w.db, clock: w.clock, config: w.config });

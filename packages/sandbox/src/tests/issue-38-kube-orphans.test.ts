@@ -2,17 +2,13 @@
 // at once (past the warming timeout) when it never took an admitted write, and only once its
 // lease's archive covers the lease's workspace generation when it did. Deletes are fenced at the
 // lease's epoch. kube-sim over real HTTP, real Postgres, the lease world's injected clock.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RecoveryActions } from "../admin/recoveryActions.ts";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
-import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
+import type { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
 import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { KubernetesBackend } from "../backends/kubernetes/kubernetesBackend.ts";
 import {
-  kubeBoxWorld,
   sandboxGone as sandboxGoneIn,
   type KubeBoxWorld,
 } from "../backends/kubernetes/tests/kubeBoxWorld.ts";
@@ -24,24 +20,16 @@ import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
 import { RacepointBackend } from "../testing/racepointBackend.ts";
 import { currentLease, establishBox, writeInBox, type WarmBox } from "./boxFixture.ts";
+import { useKubeArchiveWorld } from "./kubeArchiveFixture.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
 
 const world = useLeaseWorld();
+const kubeWorld = useKubeArchiveWorld("kube-orphans");
 let kube: KubeBoxWorld;
 let backend: KubernetesBackend;
-let storeRoot = "";
 let store: FilesystemArchiveStore;
-
-beforeAll(async () => {
-  kube = await kubeBoxWorld();
-  backend = kube.adapter();
-  storeRoot = await mkdtemp(join(tmpdir(), "berth-kube-orphans-"));
-  store = new FilesystemArchiveStore({ root: storeRoot });
-}, 60_000);
-afterAll(async () => {
-  for (const box of await backend.inventory()) await backend.terminate(box.instanceId);
-  await kube[Symbol.asyncDispose]();
-  await rm(storeRoot, { recursive: true, force: true });
+beforeAll(() => {
+  ({ kube, backend, store } = kubeWorld.current);
 });
 
 const resourcesOf = (w: LeaseWorld) => ({ db: w.db, clock: w.clock, config: w.config });
