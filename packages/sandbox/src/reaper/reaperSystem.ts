@@ -4,7 +4,7 @@ import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { LeaseSweepSystem } from "../lease/sweepSystem.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
-import type { DrainPort } from "./drainPort.ts";
+import type { CaptureResult, DrainPort } from "./drainPort.ts";
 
 /** How one lease's drain ended in a sweep. */
 export type DrainResult =
@@ -40,6 +40,16 @@ export interface ReaperOptions {
 }
 
 const DEFAULT_CLAIM_TTL_MS = 10 * 60_000;
+
+interface Fence {
+  readonly workspaceId: string;
+  readonly leaseId: string;
+  readonly expectedEpoch: number;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 /**
  * One reaper pass over every lease: expire warming, reap silent holders (which drains empty warm
@@ -111,22 +121,25 @@ export class ReaperSystem {
     // is still `creating`): writes are admitted only on a warm box, and its tree is empty or a
     // restore cut short — captured, it would be published over the lease's true archive.
     const neverWarm = lease.providerStatus === "creating";
-    if (neverWarm || (lease.workspaceGeneration === 0 && lease.archiveStatus === "none")) {
-      await this.#drainPort.stop(lease);
-      return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: false });
-    }
-    let capture;
+    if (neverWarm || (lease.workspaceGeneration === 0 && lease.archiveStatus === "none"))
+      return this.#stopOrDefer({
+        fence,
+        lease,
+        step: "stop",
+        stop: () => this.#drainPort.stop(lease).then(() => "terminated" as const),
+      });
+    let capture: CaptureResult;
     try {
       capture = await this.#drainPort.capture(lease, "reaper");
     } catch (error) {
-      await this.#sweeps.releaseDrainClaim(lease);
-      return {
-        result: "deferred",
-        detail: `capture failed: ${error instanceof Error ? error.message : String(error)}`,
-      };
+      capture = { kind: "unavailable", reason: `capture failed: ${message(error)}` };
     }
     switch (capture.kind) {
       case "unavailable":
+        // The archive already holds every admitted write: nothing is lost by parking without
+        // a capture. A drain whose park failed after its capture published lands here: its box
+        // may already be suspended, and a capture of it would never succeed.
+        if (lease.archiveComplete) return this.#park(fence, lease);
         await this.#sweeps.releaseDrainClaim(lease);
         return { result: "deferred", detail: capture.reason };
       case "refused": {
@@ -138,20 +151,50 @@ export class ReaperSystem {
       }
       case "provider_missing":
         return this.#cold({ ...fence, instanceId: lease.instanceId, providerMissing: true });
-      case "published": {
-        // Suspended (its disk kept, the lease remembering it) where the backend keeps disks.
-        const parked =
-          this.#drainPort.park === undefined
-            ? await this.#drainPort.stop(lease).then(() => "terminated" as const)
-            : await this.#drainPort.park(lease);
-        return this.#cold({
-          ...fence,
-          instanceId: lease.instanceId,
-          providerMissing: false,
-          suspended: parked === "suspended",
-        });
-      }
+      case "published":
+        return this.#park(fence, lease);
     }
+  }
+
+  /** Suspended (its disk kept, the lease remembering it) where the backend keeps disks. */
+  #park(fence: Fence, lease: LeaseSnapshot): Promise<{ result: DrainResult; detail?: string }> {
+    const park = this.#drainPort.park?.bind(this.#drainPort);
+    return this.#stopOrDefer({
+      fence,
+      lease,
+      step: "park",
+      stop: () =>
+        park === undefined
+          ? this.#drainPort.stop(lease).then(() => "terminated" as const)
+          : park(lease),
+    });
+  }
+
+  /**
+   * Stops (or parks) the box, then the lease goes cold. A stop that fails leaves the lease
+   * draining with its box, the claim released: the next sweep drains it again (a failure
+   * thrown from here would end the sweep and keep the claim until its TTL).
+   */
+  async #stopOrDefer(input: {
+    fence: Fence;
+    lease: LeaseSnapshot;
+    step: "stop" | "park";
+    stop: () => Promise<"suspended" | "terminated">;
+  }): Promise<{ result: DrainResult; detail?: string }> {
+    const { fence, lease, step, stop } = input;
+    let stopped;
+    try {
+      stopped = await stop();
+    } catch (error) {
+      await this.#sweeps.releaseDrainClaim(lease);
+      return { result: "deferred", detail: `${step} failed: ${message(error)}` };
+    }
+    return this.#cold({
+      ...fence,
+      instanceId: lease.instanceId,
+      providerMissing: false,
+      suspended: stopped === "suspended",
+    });
   }
 
   async #cold(input: {

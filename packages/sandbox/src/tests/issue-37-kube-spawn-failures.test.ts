@@ -238,16 +238,30 @@ const rows: readonly Row[] = [
       expect(await namespaceObjects()).toEqual(EMPTY);
     },
   },
-  {
-    row: "create fails after its Sandbox was made (the token Secret refused): the create deletes the Sandbox it made",
+  ...[false, true].map((deleteRefused): Row => ({
+    row: deleteRefused
+      ? "create fails after its Sandbox was made and its delete is refused too: the orphan sweep removes the Sandbox"
+      : "create fails after its Sandbox was made (the token Secret refused): the create deletes the Sandbox it made",
+    orphaned: deleteRefused,
     fail: async (w) => {
       const s = await seedSession(w.db, "kubernetes");
       const { lease } = await acquireSpawner(w, s);
-      const refused = kube.sim.faults.inject({
-        verb: "create",
-        resource: "secrets",
-        effect: { kind: "status", code: 422, message: "refused by the test" },
-      });
+      const refused = [
+        kube.sim.faults.inject({
+          verb: "create",
+          resource: "secrets",
+          effect: { kind: "status", code: 422, message: "refused by the test" },
+        }),
+        ...(deleteRefused
+          ? [
+              kube.sim.faults.inject({
+                verb: "delete",
+                resource: "sandboxes",
+                effect: { kind: "status", code: 422, message: "refused by the test" },
+              }),
+            ]
+          : []),
+      ];
       try {
         const failure = await spawnFailure(spawnerOver(w).establish(lease));
         expect(failure, failure.message).toMatchObject({
@@ -255,12 +269,14 @@ const rows: readonly Row[] = [
           lease: { liveness: "cold" },
         });
       } finally {
-        refused.remove();
+        for (const fault of refused) fault.remove();
       }
-      // Deleted by the failed create itself, fenced, not left for the orphan sweep.
-      expect((await namespaceObjects({ live: true })).sandboxes).toEqual([]);
+      // Left running beside the group's next box only when it could not be deleted.
+      expect((await namespaceObjects({ live: true })).sandboxes).toHaveLength(
+        deleteRefused ? 1 : 0,
+      );
     },
-  },
+  })),
   ...(
     [
       ["record", "afterCreate"],

@@ -105,6 +105,42 @@ describe("the reaper (spec/lease.md §10, §13)", () => {
     expect(w.drainPort.stops).toEqual(["box-u"]);
   });
 
+  it("a park that fails after the capture published leaves the lease draining, the sweep going on; the next sweep parks it without a capture", async () => {
+    const w = world.current;
+    const s = await seedSession(w.db);
+    const lease = await warmLease(w, s, "box-p");
+    await settledWrite(w, { session: s, lease });
+    await releaseWarmHolder(w, lease);
+    w.clock.advance(w.config.idleGraceMs);
+    // The first park fails (its box suspended, its confirmation lost); from then on the box
+    // cannot be captured: only a box that serves can.
+    let parks = 0;
+    const port = w.drainPort;
+    const reaper = new ReaperSystem({
+      resources: { db: w.db, clock: w.clock, config: w.config },
+      drainPort: {
+        capture: (drained, actor) =>
+          parks === 0
+            ? port.capture(drained, actor)
+            : Promise.resolve({ kind: "unavailable", reason: "box is suspended" }),
+        stop: (drained) => port.stop(drained),
+        park: (drained) =>
+          ++parks === 1 ? Promise.reject(new Error("pod did not stop")) : port.park(drained),
+      },
+    });
+    expect((await reaper.sweepOnce()).drains).toEqual([
+      { leaseId: lease.id, result: "deferred", detail: "park failed: pod did not stop" },
+    ]);
+    expect(await w.leases.readByGroup(s)).toMatchObject({
+      liveness: "draining",
+      instanceId: "box-p",
+      archiveComplete: true,
+    });
+    // Its claim was released: the next sweep takes it at once, and parks it.
+    expect((await reaper.sweepOnce()).drains).toEqual([{ leaseId: lease.id, result: "cold" }]);
+    expect(port.stops).toEqual(["box-p"]);
+  });
+
   it("scenario 32: a crashed worker's turn holder is reaped past the horizon; live and warming holders survive", async () => {
     const w = world.current;
     const dead = await seedSession(w.db);

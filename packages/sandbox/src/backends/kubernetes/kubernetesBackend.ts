@@ -27,12 +27,14 @@ import { fencedDelete } from "./holderEpoch.ts";
 import type { KubeClient } from "./kubeClient.ts";
 import { backendInvalid, boxNotFound, toBackendError } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
+import { retrying } from "./kubeRetry.ts";
 import { SANDBOX, type KubeObject, type PodReading } from "./kubeObjects.ts";
 import { writeOperatingMode } from "./operatingModeWrite.ts";
 import { hostOf, whyUnbound } from "./podBinding.ts";
 import { unreachablePodNetwork } from "./podNetwork.ts";
 import { diagnosePod } from "./readinessDiagnosis.ts";
 import type { Operation } from "./operation.ts";
+import { pollUntil } from "./operationPoll.ts";
 import { installationSelector, readSandboxIdentity } from "./sandboxLabels.ts";
 import { readBoxTemplate } from "./sandboxTemplate.ts";
 import { isDns1123Label, sandboxNameFor } from "./sandboxNames.ts";
@@ -40,9 +42,6 @@ import { boxStateOf, notReadyReason, operatingModeOf } from "./sandboxStatus.ts"
 
 /** How long the one read that diagnoses a box that never served may take. */
 const DIAGNOSIS_MS = 5_000;
-
-/** The budget of the one DELETE that cleans up after a failed create. */
-const FAILED_CREATE_CLEANUP_MS = 5_000;
 
 /** boxd's port in the pod (its own default). */
 export const DEFAULT_BOXD_PORT = 7070;
@@ -148,35 +147,24 @@ export class KubernetesBackend implements Backend {
       }
       if (allocation.outcome === "adopted")
         await this.#takeOver(op, allocation.sandbox, metadata.epoch);
+      // After the Sandbox (it owns the Secret); its pod waits for it as a kubelet does.
       try {
-        // After the Sandbox (it owns the Secret); its pod waits for it as a kubelet does.
         await ensureTokenSecret(this.#client, op, {
           sandbox: allocation.sandbox,
           installationId,
           token: this.#token(metadata.allocationId),
         });
       } catch (error) {
-        // A Sandbox this call made goes at once rather than wait for the orphan sweep. One
-        // adopted (an earlier attempt's) is left to the sweep, which judges it against its lease.
+        // A box this call made and could not finish is deleted now: left for the orphan sweep,
+        // it would run beside the box its group's next allocation makes. A delete that fails
+        // too leaves it to that sweep (labelled, and no lease records it); the answer is still
+        // why the create failed.
         if (allocation.outcome === "created")
-          await this.#deleteFailedCreate(allocation.names.sandbox, metadata.epoch);
+          await this.terminate(sandboxName, { epoch: metadata.epoch }).catch(() => undefined);
         throw error;
       }
       return { instanceId: allocation.names.sandbox, confinement: this.#confinement };
     });
-  }
-
-  /**
-   * One fenced DELETE of the Sandbox a failed create made, on a budget of its own (the create's
-   * may be spent): a newer holder keeps it, and a cleanup that fails leaves it to the orphan
-   * sweep, so the create's own error is what the caller hears.
-   */
-  async #deleteFailedCreate(name: string, epoch: number): Promise<void> {
-    const op = this.#client.operation({
-      label: `delete failed create ${name}`,
-      timeoutMs: FAILED_CREATE_CLEANUP_MS,
-    });
-    await fencedDelete(this.#client, op, { name, epoch }).catch(() => undefined);
   }
 
   /**
@@ -311,10 +299,15 @@ export class KubernetesBackend implements Backend {
     await this.#run({ operation: "terminate", instanceId }, async (op) => {
       const target = { kind: SANDBOX, name: instanceId };
       const epoch = write?.epoch;
-      const outcome =
-        epoch === undefined
-          ? await this.#client.delete(op, target)
-          : await fencedDelete(this.#client, op, { name: instanceId, epoch });
+      // A DELETE is idempotent: one the server could not answer now is sent again.
+      const outcome = await retrying(
+        op,
+        () =>
+          epoch === undefined
+            ? this.#client.delete(op, target)
+            : fencedDelete(this.#client, op, { name: instanceId, epoch }),
+        this.#pollIntervalMs,
+      );
       if (outcome === "already_gone") return;
       // Deleted once the API no longer answers it (a finalizer may hold it a while); its pod,
       // Service and PVC go with it by garbage collection.
@@ -442,32 +435,8 @@ export class KubernetesBackend implements Backend {
     }
   }
 
-  /**
-   * Reads until `done`, pausing between reads, inside the operation's one deadline; once that
-   * is spent, `unavailable` naming what never happened (a later call may see it done).
-   */
-  async #poll(op: Operation, waitingFor: string, done: () => Promise<boolean>): Promise<void> {
-    const expired = (cause?: unknown): BackendError =>
-      new BackendError({
-        code: "unavailable",
-        message: `${op.label}: ${waitingFor} within ${String(op.timeoutMs)} ms`,
-        cause,
-      });
-    for (;;) {
-      let finished: boolean;
-      try {
-        finished = await done();
-      } catch (error) {
-        // A read the deadline cut short: what never happened is the answer, not the read.
-        if (op.cause() !== undefined) throw expired(error);
-        throw error;
-      }
-      if (finished) return;
-      if (op.cause() !== undefined || op.remainingMs() <= this.#pollIntervalMs) throw expired();
-      await op.sleep(this.#pollIntervalMs).catch((error: unknown) => {
-        throw expired(error);
-      });
-    }
+  #poll(op: Operation, waitingFor: string, done: () => Promise<boolean>): Promise<void> {
+    return pollUntil(op, { intervalMs: this.#pollIntervalMs, waitingFor, done });
   }
 
   #token(allocationId: string): string {
