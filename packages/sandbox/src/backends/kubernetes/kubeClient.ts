@@ -27,6 +27,7 @@ import {
 } from "@kubernetes/client-node";
 import { CREATE_ONLY_ANNOTATIONS, jsonPointerSegment } from "./berthKeys.ts";
 import { loadKubeConfig, KubeConfigError, type KubeConfigSource } from "./kubeConfig.ts";
+import { ReusedConnections } from "./reusedConnections.ts";
 import { KubeError, normalizeKubeError, unreadableAnswer, type KubeRequest } from "./kubeErrors.ts";
 import {
   kubeListSchema,
@@ -98,6 +99,8 @@ export class KubeClient {
   readonly requestTimeoutMs: number;
   readonly #custom: CustomObjectsApi;
   readonly #core: CoreV1Api;
+  /** One keep-alive connection pool for every request this client sends (reusedConnections.ts). */
+  readonly #connections = new ReusedConnections();
 
   /**
    * Builds the client; contacts nothing.
@@ -338,6 +341,9 @@ export class KubeClient {
     const middleware = {
       pre: (context: RequestContext): Observable<RequestContext> => {
         context.setSignal(signal);
+        // Runs after client-node's own authentication, which set a fresh agent.
+        const agent = this.#connections.reuse(context.getAgent());
+        if (agent !== undefined) context.setAgent(agent);
         if (contentType !== undefined) context.setHeaderParam("Content-Type", contentType);
         return new Observable(Promise.resolve(context));
       },
