@@ -80,6 +80,11 @@ const HOST_PROCESS_CONFINEMENT: BoxConfinement = {
   limits: noBoxLimits,
 };
 
+/** A readiness wait's record of the Sandbox (by uid) whose disk it found to be its own. */
+interface ClaimCheck {
+  verifiedFor: string | undefined;
+}
+
 export class KubernetesBackend implements Backend {
   readonly kind = "kubernetes" as const;
   /** A drain suspends the Sandbox: its PVC is kept, and the next spawn resumes it. */
@@ -197,6 +202,8 @@ export class KubernetesBackend implements Backend {
     options: ReadyOptions,
     retiring: string | undefined,
   ): Promise<BoxClient> {
+    // A disk found to be the Sandbox's own stays so for the wait: checked once, not each poll.
+    const claim: ClaimCheck = { verifiedFor: undefined };
     try {
       return await waitUntilServing({
         instanceId,
@@ -211,7 +218,7 @@ export class KubernetesBackend implements Backend {
               timeoutMs: Math.max(1, Math.floor(remainingMs)),
               signal: options.signal,
             },
-            (op) => this.#reach(op, instanceId, { retiring, checkClaim: true }),
+            (op) => this.#reach(op, instanceId, { retiring, claim }),
           ),
       });
     } catch (error) {
@@ -247,7 +254,7 @@ export class KubernetesBackend implements Backend {
 
   connect(instanceId: string): Promise<BoxClient> {
     return this.#run({ operation: "connect", instanceId }, (op) =>
-      this.#reach(op, instanceId, { retiring: undefined, checkClaim: false }),
+      this.#reach(op, instanceId, { retiring: undefined, claim: undefined }),
     );
   }
 
@@ -359,12 +366,19 @@ export class KubernetesBackend implements Backend {
   async #reach(
     op: Operation,
     instanceId: string,
-    check: { readonly retiring: string | undefined; readonly checkClaim: boolean },
+    check: { readonly retiring: string | undefined; readonly claim: ClaimCheck | undefined },
   ): Promise<BoxClient> {
     const sandbox = await this.#sandbox(op, instanceId);
     // A stranger's disk is refused whatever the Sandbox says: its controller may never get Ready
     // over it, and waiting would not change whose it is.
-    if (check.checkClaim && boxStateOf(sandbox) !== "gone") await this.#checkClaim(op, sandbox);
+    const { claim } = check;
+    if (
+      claim !== undefined &&
+      boxStateOf(sandbox) !== "gone" &&
+      claim.verifiedFor !== sandbox.metadata.uid &&
+      (await this.#checkClaim(op, sandbox))
+    )
+      claim.verifiedFor = sandbox.metadata.uid;
     const state = boxStateOf(sandbox);
     switch (state) {
       case "gone":
@@ -393,16 +407,17 @@ export class KubernetesBackend implements Backend {
   /**
    * The workspace disk must be the Sandbox's own: a PVC is its only when the PVC's controller
    * owner reference carries the Sandbox's uid. A stranger's PVC under the expected name is
-   * refused — never served (and, not being owned, never deleted with the Sandbox).
+   * refused — never served (and, not being owned, never deleted with the Sandbox). True once
+   * the disk exists and is the Sandbox's.
    */
-  async #checkClaim(op: Operation, sandbox: KubeObject): Promise<void> {
+  async #checkClaim(op: Operation, sandbox: KubeObject): Promise<boolean> {
     const name = `${WORKSPACE_VOLUME}-${sandbox.metadata.name}`;
     let claim;
     try {
       claim = await this.#client.getClaim(op, name);
     } catch (error) {
       // Not made yet (or gone with a suspended box's cleanup): the controller makes it.
-      if (error instanceof KubeError && error.kind === "gone") return;
+      if (error instanceof KubeError && error.kind === "gone") return false;
       throw error;
     }
     const uid = sandbox.metadata.uid;
@@ -412,6 +427,7 @@ export class KubernetesBackend implements Backend {
         sandbox.metadata.name,
       );
     }
+    return true;
   }
 
   /** The box's Sandbox; not_found when there is none (or the id is not a Sandbox name). */
