@@ -8,7 +8,6 @@
 import { createBoxClient, type BoxClient } from "@berth/box-protocol";
 import {
   BackendError,
-  noBoxLimits,
   type Backend,
   type BoxConfinement,
   type BoxInfo,
@@ -31,6 +30,7 @@ import { retrying } from "./kubeRetry.ts";
 import { SANDBOX, type KubeObject, type PodReading } from "./kubeObjects.ts";
 import { writeOperatingMode } from "./operatingModeWrite.ts";
 import { hostOf, whyUnbound } from "./podBinding.ts";
+import { podConfinement } from "./podConfinement.ts";
 import { unreachablePodNetwork } from "./podNetwork.ts";
 import { diagnosePod } from "./readinessDiagnosis.ts";
 import type { Operation } from "./operation.ts";
@@ -66,20 +66,6 @@ export interface KubernetesBackendOptions {
   readonly isolation?: "pod" | "none";
 }
 
-/** What a pod gives its box: the pod's own isolation and network; limits the cluster enforces. */
-const POD_CONFINEMENT: BoxConfinement = {
-  isolation: "pod",
-  network: "pod",
-  limits: noBoxLimits,
-};
-
-/** What a simulated cluster's pod gives its box: nothing (a host process, on the host's network). */
-const HOST_PROCESS_CONFINEMENT: BoxConfinement = {
-  isolation: "none",
-  network: "host",
-  limits: noBoxLimits,
-};
-
 /** A readiness wait's record of the Sandbox (by uid) whose disk it found to be its own. */
 interface ClaimCheck {
   verifiedFor: string | undefined;
@@ -108,7 +94,7 @@ export class KubernetesBackend implements Backend {
     this.#operationTimeoutMs = options.operationTimeoutMs ?? 120_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 200;
     this.#now = options.now ?? (() => new Date());
-    this.#confinement = options.isolation === "none" ? HOST_PROCESS_CONFINEMENT : POD_CONFINEMENT;
+    this.#confinement = podConfinement(options.isolation ?? "pod");
   }
 
   async create(input: CreateBoxInput): Promise<CreatedBox> {
@@ -123,7 +109,9 @@ export class KubernetesBackend implements Backend {
       const installationId = await this.#installationId();
       const sandboxName = sandboxNameFor({ sandboxGroupId, allocationId: metadata.allocationId });
       // Read at every create: a box runs what its template says now. Nothing is made before.
-      const template = await readBoxTemplate(this.#client, op, profile.data.template);
+      const template = await this.#read(op, () =>
+        readBoxTemplate(this.#client, op, profile.data.template),
+      );
       const allocation = await allocateSandbox(this.#client, op, {
         installationId,
         sandboxGroupId,
@@ -414,7 +402,7 @@ export class KubernetesBackend implements Backend {
     const name = `${WORKSPACE_VOLUME}-${sandbox.metadata.name}`;
     let claim;
     try {
-      claim = await this.#client.getClaim(op, name);
+      claim = await this.#read(op, () => this.#client.getClaim(op, name));
     } catch (error) {
       // Not made yet (or gone with a suspended box's cleanup): the controller makes it.
       if (error instanceof KubeError && error.kind === "gone") return false;
@@ -434,7 +422,7 @@ export class KubernetesBackend implements Backend {
   async #sandbox(op: Operation, instanceId: string): Promise<KubeObject> {
     if (!isDns1123Label(instanceId)) throw boxNotFound(instanceId, "is not a Sandbox name");
     try {
-      return await this.#client.get(op, { kind: SANDBOX, name: instanceId });
+      return await this.#read(op, () => this.#client.get(op, { kind: SANDBOX, name: instanceId }));
     } catch (error) {
       if (error instanceof KubeError && error.kind === "gone") throw boxNotFound(instanceId, "");
       throw error;
@@ -444,11 +432,19 @@ export class KubernetesBackend implements Backend {
   /** The box's pod (named after its Sandbox by the controller), or undefined when none. */
   async #pod(op: Operation, instanceId: string): Promise<PodReading | undefined> {
     try {
-      return await this.#client.getPod(op, instanceId);
+      return await this.#read(op, () => this.#client.getPod(op, instanceId));
     } catch (error) {
       if (error instanceof KubeError && error.kind === "gone") return undefined;
       throw error;
     }
+  }
+
+  /**
+   * A read, sent again past a throttled, unavailable or timed-out answer within the operation's
+   * deadline: a wait whose one read was throttled would otherwise end as `capacity` at once.
+   */
+  #read<T>(op: Operation, read: () => Promise<T>): Promise<T> {
+    return retrying(op, read, this.#pollIntervalMs);
   }
 
   #poll(op: Operation, waitingFor: string, done: () => Promise<boolean>): Promise<void> {
