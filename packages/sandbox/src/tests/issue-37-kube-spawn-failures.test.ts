@@ -4,15 +4,13 @@
 // spawn fail at one step; whatever it leaves in the namespace must be one of this installation's
 // boxes (what the sweeps can see), and once the reaper and the orphan sweep ran, no Sandbox,
 // pod, Secret or PVC is left.
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ArchiveRestorer } from "../archives/archiveRestorer.ts";
 import { findArchive } from "../archives/archiveRows.ts";
-import { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
+import type { FilesystemArchiveStore } from "../archives/filesystemArchiveStore.ts";
 import { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import type { KubernetesBackend } from "../backends/kubernetes/kubernetesBackend.ts";
-import { kubeBoxWorld, type KubeBoxWorld } from "../backends/kubernetes/tests/kubeBoxWorld.ts";
+import type { KubeBoxWorld } from "../backends/kubernetes/tests/kubeBoxWorld.ts";
 import { backendDrainPort } from "../reaper/backendDrainPort.ts";
 import { ReaperSystem } from "../reaper/reaperSystem.ts";
 import { BackendError, type Backend } from "../spawner/backend.ts";
@@ -23,20 +21,16 @@ import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
 import { RacepointBackend } from "../testing/racepointBackend.ts";
 import { acquireSpawner, currentLease, establishBox, markLost, writeInBox } from "./boxFixture.ts";
+import { useKubeArchiveWorld } from "./kubeArchiveFixture.ts";
 import { seedSession, useLeaseWorld, type LeaseWorld, type SeededSession } from "./leaseFixture.ts";
-import { tempDataDir } from "./spawnerFixture.ts";
 
 const world = useLeaseWorld();
+const kubeWorld = useKubeArchiveWorld("kube-spawn-failures");
 let kube: KubeBoxWorld;
 let backend: KubernetesBackend;
-let storeDir = "";
 let store: FilesystemArchiveStore;
-
-beforeAll(async () => {
-  kube = await kubeBoxWorld();
-  backend = kube.adapter();
-  storeDir = await tempDataDir();
-  store = new FilesystemArchiveStore({ root: join(storeDir, "archives") });
+beforeAll(() => {
+  ({ kube, backend, store } = kubeWorld.current);
 });
 /** Deletes every box: a failed row's leftovers never fail the rows after it. */
 async function deleteEveryBox(): Promise<void> {
@@ -45,11 +39,6 @@ async function deleteEveryBox(): Promise<void> {
 afterEach(async () => {
   await deleteEveryBox();
   await settledNamespace(EMPTY);
-});
-afterAll(async () => {
-  await deleteEveryBox();
-  await kube[Symbol.asyncDispose]();
-  await rm(storeDir, { recursive: true, force: true });
 });
 
 /** The spawner's default: a kube-sim pod serves well within it even on 2 busy cores. */
