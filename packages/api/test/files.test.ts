@@ -159,7 +159,17 @@ describe("file transfers", () => {
   });
 
   it("answers each refusal with its code in tRPC's error shape; refused callers change nothing", async () => {
-    // The earlier tests' holders are released behind their answers: let them land first.
+    // The earlier tests' writes are settled, and their holders released, behind their answers
+    // (a broken upload's call ends only once its box gave up the stream): let them land first.
+    await expect
+      .poll(
+        async () =>
+          suite.db.mutationAdmission.count({
+            where: { workspaceId: world.workspaceId, outcome: null },
+          }),
+        { timeout: 10_000 },
+      )
+      .toBe(0);
     await suite.api.settled();
     const rows = await workspaceRowHashes(suite.db, world.workspaceId);
     const cases: { request: Transfer; status: number; code: string }[] = [
