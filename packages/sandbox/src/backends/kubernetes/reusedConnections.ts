@@ -48,9 +48,16 @@ export class ReusedConnections {
       const previous = this.#agent;
       this.#agent = kind === "https" ? new https.Agent(settings) : new http.Agent(settings);
       this.#identity = identity;
-      // Requests under way on the old agent finish; its idle connections close now.
-      previous?.destroy();
+      // Only the old agent's idle connections close: destroy() would also cut requests under
+      // way, which finish on it and leave their connections idle (unref'd, closed by the server).
+      if (previous !== undefined) closeIdle(previous);
     }
     return this.#agent;
+  }
+}
+
+function closeIdle(agent: http.Agent): void {
+  for (const sockets of Object.values(agent.freeSockets)) {
+    for (const socket of sockets ?? []) socket.destroy();
   }
 }
