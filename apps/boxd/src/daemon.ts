@@ -2,7 +2,7 @@ import { formatEnvProblems } from "@berth/validators";
 import { pino } from "pino";
 import { readBoxdEnv } from "./env.ts";
 import { startBoxd } from "./server/boxd.ts";
-import { readBoxdToken } from "./server/token.ts";
+import { readBoxdIdentity } from "./server/token.ts";
 
 /** Starts boxd from its environment: serves until SIGTERM or SIGINT, then exits. */
 export async function runDaemon(): Promise<void> {
@@ -14,16 +14,20 @@ export async function runDaemon(): Promise<void> {
   const env = parsed.data;
   const logger = pino({
     level: env.LOG_LEVEL,
-    base: { service: "boxd", pid: process.pid, instanceId: env.BOXD_INSTANCE_ID },
+    // A warm-pool boxd names its instance once bound (bind.ts adds it to this logger).
+    base: {
+      service: "boxd",
+      pid: process.pid,
+      ...(env.BOXD_POOL_KEY_FILE === undefined ? { instanceId: env.BOXD_INSTANCE_ID } : {}),
+    },
   });
 
   let boxd: Awaited<ReturnType<typeof startBoxd>>;
   try {
     boxd = await startBoxd({
       root: env.BOXD_ROOT,
-      token: readBoxdToken(env),
+      identity: readBoxdIdentity(env),
       podUid: env.BOXD_POD_UID,
-      instanceId: env.BOXD_INSTANCE_ID,
       diskBytes: env.BOXD_DISK_BYTES,
       listen:
         env.BOXD_SOCKET === undefined

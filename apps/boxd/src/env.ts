@@ -25,6 +25,13 @@ export const boxdEnvSchema = z
      */
     BOXD_TOKEN_FILE: z.string().min(1, { error: "must be a file path" }).optional(),
     /**
+     * A warm-pool pod's way, instead of a token: a file (the pool's Secret volume) holding the
+     * pool key, read once at start. boxd then starts unbound and serves nothing until Berth,
+     * having claimed the pod, binds it once to its instance and token (POST /v1/bind) with a
+     * proof only a holder of the key can make over this pod's uid (so BOXD_POD_UID is required).
+     */
+    BOXD_POOL_KEY_FILE: z.string().min(1, { error: "must be a file path" }).optional(),
+    /**
      * The uid of the pod boxd runs in (the pod template sets it from the downward API's
      * `metadata.uid`). Set: every authenticated request must name it in POD_UID_HEADER, else
      * `wrong_pod` — a pod's IP is reused by another pod once the box's pod is gone, and this
@@ -44,9 +51,11 @@ export const boxdEnvSchema = z
       .int()
       .min(3, { error: "must be 3 or more (0–2 are stdio)" })
       .optional(),
-    BOXD_INSTANCE_ID: z
-      .string({ error: "is required: the box instance this daemon serves" })
-      .min(1, { error: "must not be empty" }),
+    /**
+     * The box instance this daemon serves. Required, except with BOXD_POOL_KEY_FILE: a
+     * warm-pool pod learns its instance from its bind (set anyway, a bind must name it).
+     */
+    BOXD_INSTANCE_ID: z.string().min(1, { error: "must not be empty" }).optional(),
     BOXD_ROOT: z
       .string({ error: "is required: the workspace folder to serve" })
       .min(1, { error: "must not be empty" }),
@@ -85,14 +94,27 @@ export const boxdEnvSchema = z
   })
   .refine(
     (env) =>
-      [env.BOXD_TOKEN, env.BOXD_TOKEN_FD, env.BOXD_TOKEN_FILE].filter((way) => way !== undefined)
-        .length === 1,
+      [env.BOXD_TOKEN, env.BOXD_TOKEN_FD, env.BOXD_TOKEN_FILE, env.BOXD_POOL_KEY_FILE].filter(
+        (way) => way !== undefined,
+      ).length === 1,
     {
       path: ["BOXD_TOKEN"],
       error:
-        "set exactly one of BOXD_TOKEN, BOXD_TOKEN_FD and BOXD_TOKEN_FILE: the bearer token clients must present",
+        "set exactly one of BOXD_TOKEN, BOXD_TOKEN_FD, BOXD_TOKEN_FILE and BOXD_POOL_KEY_FILE: the bearer token clients must present, or the pool key a warm-pool pod is bound with",
     },
   )
+  .refine((env) => env.BOXD_POOL_KEY_FILE !== undefined || env.BOXD_INSTANCE_ID !== undefined, {
+    path: ["BOXD_INSTANCE_ID"],
+    error:
+      "is required: the box instance this daemon serves (only a warm-pool pod, with BOXD_POOL_KEY_FILE, learns it from its bind)",
+    // Checked even when other variables are wrong, as when it was a plain required field: every
+    // problem is listed at once. It reads only whether two variables are set.
+    when: () => true,
+  })
+  .refine((env) => env.BOXD_POOL_KEY_FILE === undefined || env.BOXD_POD_UID !== undefined, {
+    path: ["BOXD_POD_UID"],
+    error: "is required with BOXD_POOL_KEY_FILE: the bind's proof is over this pod's uid",
+  })
   .refine((env) => env.BOXD_SOCKET_DIR_FD === undefined || env.BOXD_SOCKET !== undefined, {
     path: ["BOXD_SOCKET_DIR_FD"],
     error: "needs BOXD_SOCKET, the socket's name in that folder",
@@ -106,7 +128,7 @@ export function readBoxdEnv(source: NodeJS.ProcessEnv = process.env) {
 
 /**
  * The environment exec and terminals start from: boxd's own, minus its BOXD_* settings, so
- * the token never reaches the code the box runs.
+ * the token and the pool key (or their paths) never reach the code the box runs.
  */
 export function childBaseEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};

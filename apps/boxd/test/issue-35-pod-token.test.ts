@@ -79,7 +79,7 @@ describe("BOXD_TOKEN_FILE", () => {
     const { code, output } = await failedStart({ ...other, BOXD_TOKEN_FILE: path });
     expect(code).toBe(1);
     expect(output).toMatch(
-      /BOXD_TOKEN: set exactly one of BOXD_TOKEN, BOXD_TOKEN_FD and BOXD_TOKEN_FILE/,
+      /BOXD_TOKEN: set exactly one of BOXD_TOKEN, BOXD_TOKEN_FD, BOXD_TOKEN_FILE and BOXD_POOL_KEY_FILE/,
     );
   });
 

@@ -8,6 +8,7 @@ export {
 } from "./canonicalJson.ts";
 export type { CanonicalJsonValue } from "./canonicalJson.ts";
 export { deriveBoxToken, tokensMatch } from "./boxToken.ts";
+export { poolBindProof } from "./poolBindProof.ts";
 export type { DeriveBoxTokenOptions } from "./boxToken.ts";
 export { BOX_ERROR_CODES, BoxError, httpStatusOf } from "./boxError.ts";
 export type { BoxErrorCode } from "./boxError.ts";
@@ -52,7 +53,10 @@ export * from "./schemas/git.ts";
 export * from "./schemas/exec.ts";
 export * from "./schemas/terminals.ts";
 export * from "./schemas/workspace.ts";
+export * from "./schemas/bind.ts";
 export { createBoxClient } from "./client/boxClient.ts";
+export { bindBox } from "./client/bindBox.ts";
+export type { BindBoxOptions } from "./client/bindBox.ts";
 export { endpointUrl } from "./client/http.ts";
 export type { BoxAddress, BoxClient, CreateBoxClientOptions } from "./client/boxClient.ts";
 export type {

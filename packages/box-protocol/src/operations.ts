@@ -109,6 +109,11 @@ export const streamRoutes = {
   hydrate: "/v1/workspace/hydrate",
   /** WebSocket: /v1/terminals/attach?id=…&since=N */
   attach: "/v1/terminals/attach",
+  /**
+   * POST, a JSON bindRequestSchema body, `Authorization: Bind <poolBindProof>` and the pod uid
+   * header: binds an unbound warm-pool boxd to its box, once (client/bindBox.ts).
+   */
+  bind: "/v1/bind",
 } as const;
 
 /** A capture's reply header: boxd's estimate of the archive's size in bytes, for progress. */

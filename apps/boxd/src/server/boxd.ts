@@ -12,8 +12,10 @@ import { TerminalRegistry } from "../terminals/terminalRegistry.ts";
 import { warmManifestThreads } from "../workspace/manifestBuilder.ts";
 import { createAttachServer } from "./attach.ts";
 import { admit } from "./auth.ts";
+import { handleBind } from "./bind.ts";
 import type { BoxdContext } from "./context.ts";
 import { createHandlers, type Handlers } from "./handlers.ts";
+import type { BoxdIdentity } from "./identity.ts";
 import { listenOn, type BoundAddress, type ListenTarget } from "./listenOn.ts";
 import { readJsonBody } from "./requestBody.ts";
 import { sendError, sendJson } from "./respond.ts";
@@ -21,10 +23,10 @@ import { handleCapture, handleDownload, handleHydrate, handleUpload } from "./st
 
 export interface StartBoxdOptions {
   readonly root: string;
-  readonly token: string;
+  /** The instance and token served, or a warm-pool boxd's pool until its bind (bind.ts). */
+  readonly identity: BoxdIdentity;
   /** The pod boxd runs in (BOXD_POD_UID): requests must name it (auth.ts). */
   readonly podUid?: string | undefined;
-  readonly instanceId: string;
   /** What the workspace may hold on disk before writes are refused (fs/diskWatch.ts). */
   readonly diskBytes?: number | undefined;
   /** A TCP port of 0 picks a free one; the bound address is in the result. */
@@ -62,8 +64,7 @@ export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd>
     git: { root: root.realPath, baseEnv: childBaseEnv(), user: options.user },
     baseEnv: childBaseEnv(),
     user: options.user,
-    instanceId: options.instanceId,
-    token: options.token,
+    identity: options.identity,
     podUid: options.podUid,
     logger,
   };
@@ -121,14 +122,20 @@ async function route(
   const { context } = routing;
   const url = new URL(request.url ?? "/", "http://boxd");
   const method = request.method ?? "GET";
-  // Health and readiness answer without the token: they reveal nothing but liveness.
+  // Health and readiness answer without the token: they reveal nothing but liveness (and the
+  // instance served, "" while a warm-pool boxd is unbound).
   if (url.pathname === streamRoutes.health) {
-    sendJson(response, 200, { ok: true, instanceId: context.instanceId });
+    sendJson(response, 200, { ok: true, instanceId: context.identity.instanceId });
     return;
   }
   if (url.pathname === streamRoutes.ready) {
     const ready = routing.ready();
-    sendJson(response, ready ? 200 : 503, { ready, instanceId: context.instanceId });
+    sendJson(response, ready ? 200 : 503, { ready, instanceId: context.identity.instanceId });
+    return;
+  }
+  // The bind has its own credential (a proof over the pod uid), not the token it brings.
+  if (url.pathname === streamRoutes.bind) {
+    await handleBind(context, request, response);
     return;
   }
   admit(request, context);

@@ -4,6 +4,7 @@ import type { DiskWatch } from "../fs/diskWatch.ts";
 import type { WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import type { GitContext } from "../git/runGit.ts";
 import type { TerminalRegistry } from "../terminals/terminalRegistry.ts";
+import type { BoxdIdentity } from "./identity.ts";
 
 /** What every handler may use: built once at start. */
 export interface BoxdContext {
@@ -16,8 +17,8 @@ export interface BoxdContext {
   readonly baseEnv: Readonly<Record<string, string>>;
   /** Who every command runs as; undefined: as boxd itself. */
   readonly user: CommandUser | undefined;
-  readonly instanceId: string;
-  readonly token: string;
+  /** The instance and token served: read per request, as a warm-pool boxd gets them late. */
+  readonly identity: BoxdIdentity;
   /** The uid of the pod boxd runs in (BOXD_POD_UID), which every caller must name (auth.ts). */
   readonly podUid: string | undefined;
   readonly logger: Logger;

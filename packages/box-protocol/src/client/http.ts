@@ -31,8 +31,13 @@ export interface SendOptions {
   readonly query?: Readonly<Record<string, string | undefined>>;
   readonly body?: RequestInit["body"];
   readonly headers?: Readonly<Record<string, string>>;
-  /** Endpoints that answer without the token (health, readiness). */
+  /**
+   * Endpoints that answer without the token (health, readiness; bind, whose proof goes in
+   * `headers`).
+   */
   readonly anonymous?: boolean;
+  /** The caller's own abort, on top of the client's timeout. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** An absolute URL for `path` under the base URL (which may itself carry a path prefix). */
@@ -82,13 +87,25 @@ export async function send(context: ClientContext, options: SendOptions): Promis
       body: options.body ?? null,
       // Node's fetch needs half-duplex to send a streamed body.
       ...(streaming ? { duplex: "half" as const } : {}),
-      signal: context.timeoutMs === undefined ? null : AbortSignal.timeout(context.timeoutMs),
+      signal: requestSignal(context.timeoutMs, options.signal),
     });
   } catch (error) {
     throw transportError(error);
   }
   if (!response.ok) throw boxErrorFromResponse(response.status, await response.text());
   return response;
+}
+
+/** The client's timeout and the caller's signal as one, or null when there is neither. */
+function requestSignal(
+  timeoutMs: number | undefined,
+  signal: AbortSignal | undefined,
+): AbortSignal | null {
+  const signals = [
+    ...(timeoutMs === undefined ? [] : [AbortSignal.timeout(timeoutMs)]),
+    ...(signal === undefined ? [] : [signal]),
+  ];
+  return signals.length === 0 ? null : AbortSignal.any(signals);
 }
 
 /**
@@ -150,7 +167,7 @@ export function parseReply<T extends z.ZodType>(
   return parsed.data;
 }
 
-async function readText(response: Response): Promise<string> {
+export async function readText(response: Response): Promise<string> {
   try {
     return await response.text();
   } catch (error) {

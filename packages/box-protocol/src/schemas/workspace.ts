@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { manifestSchema } from "../manifest.ts";
 
+/**
+ * Liveness and readiness name the instance boxd serves: "" while a warm-pool boxd is not yet
+ * bound to a box (POST /v1/bind), the bound instance after.
+ */
 export const healthResponseSchema = z.object({ ok: z.literal(true), instanceId: z.string() });
 export const readyResponseSchema = z.object({ ready: z.boolean(), instanceId: z.string() });
 
