@@ -138,7 +138,7 @@ export class RawSandboxes {
           podTemplate: boxPodTemplate({
             template: this.#template,
             profile: { template: this.#template.name, image: this.#image, resources: {} },
-            sandboxName: name,
+            identity: { kind: "box", sandboxName: name },
             boxdPort: DEFAULT_BOXD_PORT,
           }),
           volumeClaimTemplates: boxVolumeClaims(this.#template),

@@ -65,6 +65,7 @@ export function backendsFromEnv(options: {
     installationId: settings.installationId,
     secret: settings.secret,
     isolation,
+    ...(env.BERTH_KUBE_WARM_POOL === undefined ? {} : { warmPool: env.BERTH_KUBE_WARM_POOL }),
   });
   return {
     registry: new BackendRegistry(

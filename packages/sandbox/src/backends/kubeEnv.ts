@@ -29,6 +29,17 @@ export const kubeEnvShape = {
    * local); BERTH_BACKEND=kubernetes requires it.
    */
   BERTH_KUBE_TEMPLATE: z.string().min(1).max(253).optional(),
+  /**
+   * An operator's SandboxWarmPool in the namespace (deploy/kubernetes/warm-pool.yaml): boxes are
+   * claimed from it while it has a Ready member, and made from BERTH_KUBE_TEMPLATE when not.
+   */
+  BERTH_KUBE_WARM_POOL: z
+    .string()
+    .max(253)
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, {
+      error: "must be a SandboxWarmPool's name (a DNS-1123 subdomain), e.g. berth-pool",
+    })
+    .optional(),
   /** The image boxd runs from in a box's pod. */
   BERTH_KUBE_IMAGE: z.string().min(1).max(512).default(DEFAULT_KUBE_IMAGE),
   /**
@@ -51,6 +62,7 @@ export interface KubeEnv {
   readonly BERTH_KUBE_NAMESPACE?: string | undefined;
   readonly BERTH_KUBE_TEMPLATE?: string | undefined;
   readonly BERTH_KUBE_IMAGE?: string | undefined;
+  readonly BERTH_KUBE_WARM_POOL?: string | undefined;
   readonly BERTH_KUBE_ISOLATION?: "pod" | "none" | undefined;
   readonly BERTH_ALLOW_UNISOLATED?: boolean | undefined;
 }

@@ -151,8 +151,11 @@ export async function allocateSandbox(
   };
 }
 
-/** The order decides which field a refusal names: whose it is first, then for what, then how. */
-function refuseUnlessSame(
+/**
+ * Refuses a standing allocation that is not `expected`. The order decides which field a refusal
+ * names: whose it is first, then for what, then how.
+ */
+export function refuseUnlessSame(
   name: string,
   expected: Allocation["allocation"],
   actual: AllocationReading,

@@ -18,11 +18,18 @@ export const LABELS = {
   leaseId: "sandbox.berth.dev/lease-id",
   /** The warming epoch whose spawner created the Sandbox (BoxMetadata.epoch). */
   epoch: "sandbox.berth.dev/epoch",
+  /**
+   * On a box taken from a warm pool: the SandboxClaim that took it (warmClaim.ts), which its
+   * terminate releases. Absent on a box Berth created itself.
+   */
+  warmClaim: "sandbox.berth.dev/warm-claim",
 } as const;
 
 /**
- * The allocation annotations ([v27], spec/kubernetes.md §8): written once, in the create POST,
- * and never in any PATCH body; a re-allocation compares them to decide adopt or refuse.
+ * The allocation annotations ([v27], spec/kubernetes.md §8): written once — in the create POST,
+ * or for a box taken from a warm pool in the one write that binds it (KubeClient's
+ * writeAllocation) — and never in any other PATCH body; a re-allocation compares them to decide
+ * adopt or refuse.
  */
 export const ALLOCATION_ANNOTATIONS = {
   /** The caller's idempotency key for "this allocation" (BoxMetadata.allocationId). */

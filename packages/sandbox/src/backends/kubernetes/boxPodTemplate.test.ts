@@ -28,7 +28,7 @@ function build(template: BoxTemplate, overrides: Partial<ExecutionProfile> = {})
   return boxPodTemplate({
     template,
     profile: { ...profile, ...overrides },
-    sandboxName: "bx-1",
+    identity: { kind: "box", sandboxName: "bx-1" },
     boxdPort: 7070,
   });
 }

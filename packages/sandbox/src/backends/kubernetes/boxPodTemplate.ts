@@ -14,6 +14,7 @@ import type { VolumeClaimTemplate } from "./allocation.ts";
 import { BERTH_KEY_PREFIX } from "./berthKeys.ts";
 import type { PodTemplate } from "./executionProfile.ts";
 import { TOKEN_KEY, tokenSecretName } from "./boxTokenSecret.ts";
+import { POOL_KEY_KEY, POOL_KEY_SECRET } from "./poolKeySecret.ts";
 import type { JsonValue } from "./kubeObjects.ts";
 import { backendInvalid } from "./kubeBackendErrors.ts";
 import type { BoxTemplate } from "./sandboxTemplate.ts";
@@ -30,12 +31,20 @@ export const TEMPLATE_POD_LABEL = `${BERTH_KEY_PREFIX}template`;
 /** The volume of the token Secret, and where boxd finds it. */
 export const TOKEN_VOLUME = "box-token";
 export const TOKEN_MOUNT_PATH = "/var/run/berth";
+/** A warm-pool pod's volume of the pool key (poolKeySecret.ts), and where boxd finds it. */
+export const POOL_KEY_VOLUME = "warm-pool-key";
+export const POOL_KEY_MOUNT_PATH = "/var/run/berth-pool";
 
 export interface BoxPodSettings {
   readonly template: BoxTemplate;
   readonly profile: ExecutionProfile;
-  /** The Sandbox's name: boxd's instance id. */
-  readonly sandboxName: string;
+  /**
+   * Whose pod it is: one box's (its Sandbox's name is boxd's instance id, and its own Secret
+   * holds the token), or a warm pool's (boxd starts unbound with the pool key, and the claim
+   * that takes the pod binds it to a box: warmClaim.ts).
+   */
+  readonly identity:
+    { readonly kind: "box"; readonly sandboxName: string } | { readonly kind: "pool" };
   /** The TCP port boxd listens on at the pod's IP. */
   readonly boxdPort: number;
 }
@@ -51,7 +60,8 @@ export function boxPodTemplate(settings: BoxPodSettings): PodTemplate {
       `SandboxTemplate ${template.name} has no container named ${BOXD_CONTAINER}: Berth runs boxd in it`,
     );
   }
-  const volumes = objectsOf(spec.volumes).filter((volume) => volume.name !== TOKEN_VOLUME);
+  const own = identityParts(settings.identity);
+  const volumes = without(spec.volumes, [own.volume]);
   return {
     metadata: {
       ...template.podTemplate.metadata,
@@ -67,34 +77,63 @@ export function boxPodTemplate(settings: BoxPodSettings): PodTemplate {
       containers: containers.map((container) =>
         container.name === BOXD_CONTAINER ? boxdContainer(container, settings) : container,
       ),
-      // The token volume names each box's own Secret, so only Berth can add it.
-      volumes: [
-        ...volumes,
-        {
-          name: TOKEN_VOLUME,
-          secret: { secretName: tokenSecretName(settings.sandboxName), defaultMode: 0o400 },
-        },
-      ],
+      volumes: [...volumes, own.volume],
     },
   };
+}
+
+interface IdentityParts {
+  readonly env: readonly JsonObject[];
+  readonly mount: JsonObject;
+  readonly volume: JsonObject;
+}
+
+/** How boxd learns whose it is: a box's own token, or the pool key it is bound with. */
+function identityParts(identity: BoxPodSettings["identity"]): IdentityParts {
+  switch (identity.kind) {
+    case "box":
+      return {
+        env: [
+          { name: "BOXD_INSTANCE_ID", value: identity.sandboxName },
+          // The token from the Secret's file (never in the pod spec).
+          { name: "BOXD_TOKEN_FILE", value: `${TOKEN_MOUNT_PATH}/${TOKEN_KEY}` },
+        ],
+        mount: { name: TOKEN_VOLUME, mountPath: TOKEN_MOUNT_PATH, readOnly: true },
+        // The token volume names each box's own Secret, so only Berth can add it.
+        volume: {
+          name: TOKEN_VOLUME,
+          secret: { secretName: tokenSecretName(identity.sandboxName), defaultMode: 0o400 },
+        },
+      };
+    case "pool":
+      return {
+        env: [{ name: "BOXD_POOL_KEY_FILE", value: `${POOL_KEY_MOUNT_PATH}/${POOL_KEY_KEY}` }],
+        mount: { name: POOL_KEY_VOLUME, mountPath: POOL_KEY_MOUNT_PATH, readOnly: true },
+        // Readable by boxd's user only: the commands a box runs go as BOXD_COMMAND_USER.
+        volume: {
+          name: POOL_KEY_VOLUME,
+          secret: { secretName: POOL_KEY_SECRET, defaultMode: 0o400 },
+        },
+      };
+  }
 }
 
 /** The template's `boxd` container with Berth's parts in place of any it had of the same name. */
 function boxdContainer(container: JsonObject, settings: BoxPodSettings): JsonObject {
   const { profile } = settings;
+  const own = identityParts(settings.identity);
   const env: JsonObject[] = [
     { name: "BOXD_HOST", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
     { name: "BOXD_PORT", value: String(settings.boxdPort) },
-    { name: "BOXD_INSTANCE_ID", value: settings.sandboxName },
     { name: "BOXD_ROOT", value: WORKSPACE_MOUNT_PATH },
-    // The token from the Secret's file (never in the pod spec); the pod's uid, which clients
-    // must name, so a reused pod IP never serves another box's callers.
-    { name: "BOXD_TOKEN_FILE", value: `${TOKEN_MOUNT_PATH}/${TOKEN_KEY}` },
+    ...own.env,
+    // The pod's uid, which clients must name, so a reused pod IP never serves another box's
+    // callers (and which a pool's bind is proven over).
     { name: "BOXD_POD_UID", valueFrom: { fieldRef: { fieldPath: "metadata.uid" } } },
   ];
   const mounts: JsonObject[] = [
     { name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH },
-    { name: TOKEN_VOLUME, mountPath: TOKEN_MOUNT_PATH, readOnly: true },
+    own.mount,
   ];
   const ports: JsonObject[] = [{ name: "boxd", containerPort: settings.boxdPort }];
   const resources: { [key: string]: JsonValue } = { ...objectOf(container.resources) };

@@ -257,15 +257,25 @@ export async function fencedWrite(
 export async function fencedDelete(
   client: KubeClient,
   op: Operation,
-  target: { readonly name: string; readonly epoch: number },
+  target: {
+    readonly name: string;
+    readonly epoch: number;
+    /**
+     * Run once, when the fence first lets the delete through and before it is sent (a warm
+     * claim's release). It may change the Sandbox: it is read again, and fenced again, after.
+     */
+    readonly beforeDelete?: (sandbox: KubeObject) => Promise<void>;
+  },
 ): Promise<"deleted" | "already_gone"> {
   checkEpoch(target.epoch);
   const { name } = target;
   let expectedUid: string | undefined;
+  let prepare = target.beforeDelete;
   for (let attempt = 1; ; attempt++) {
     let reading: HolderEpochReading;
+    let sandbox: KubeObject;
     try {
-      reading = (await reread(client, op, { name, expectedUid })).reading;
+      ({ reading, sandbox } = await reread(client, op, { name, expectedUid }));
     } catch (error) {
       if (error instanceof KubeError && error.kind === "gone") return "already_gone";
       // The Sandbox this call was fencing is gone; a same-name successor is not ours to delete.
@@ -283,6 +293,12 @@ export async function fencedDelete(
       throw new UnfenceableWriteError(
         "a fenced DELETE needs the resourceVersion it was checked on",
       );
+    if (prepare !== undefined) {
+      await prepare(sandbox);
+      prepare = undefined;
+      attempt--;
+      continue;
+    }
     try {
       return await client.delete(
         op,

@@ -78,6 +78,11 @@ export interface ObjectRef {
 export interface DeletePreconditions {
   readonly uid?: string;
   readonly resourceVersion?: string;
+  /**
+   * What becomes of the objects it owns: `Orphan` keeps them (their owner reference goes),
+   * `Background` (the API's default for custom kinds) deletes them after it.
+   */
+  readonly propagationPolicy?: "Orphan" | "Background";
 }
 
 /** A patch that would rewrite a create-only annotation (berthKeys.ts); refused unsent. */
@@ -257,8 +262,39 @@ export class KubeClient {
    * is refused before anything is sent.
    */
   async patch(op: Operation, target: ObjectRef, patch: KubePatch): Promise<KubeObject> {
+    refuseCreateOnlyKeys(target.name, patch);
+    return this.#patch(op, target, patch);
+  }
+
+  /**
+   * The one write of a pooled box's allocation annotations (warmClaim.ts): a warm-pool member is
+   * made by the pool's controller without them, so the claim that adopts it writes them once,
+   * as a merge patch under the resourceVersion it read them absent at — a compare-and-swap no
+   * other writer can slip a rewrite through.
+   */
+  async writeAllocation(
+    op: Operation,
+    target: ObjectRef,
+    write: {
+      readonly resourceVersion: string;
+      readonly labels: Record<string, string>;
+      readonly annotations: Record<string, string>;
+    },
+  ): Promise<KubeObject> {
+    return this.#patch(op, target, {
+      type: "merge",
+      body: {
+        metadata: {
+          resourceVersion: write.resourceVersion,
+          labels: write.labels,
+          annotations: write.annotations,
+        },
+      },
+    });
+  }
+
+  async #patch(op: Operation, target: ObjectRef, patch: KubePatch): Promise<KubeObject> {
     const { kind, name } = target;
-    refuseCreateOnlyKeys(name, patch);
     const request: KubeRequest = {
       verb: "patch",
       resource: kind.plural,
@@ -373,14 +409,18 @@ function secretReading(request: KubeRequest, answer: unknown): SecretReading {
 }
 
 function deleteOptions(preconditions: DeletePreconditions): V1DeleteOptions {
-  const conditions = new V1Preconditions();
-  if (preconditions.uid !== undefined) conditions.uid = preconditions.uid;
-  if (preconditions.resourceVersion !== undefined)
-    conditions.resourceVersion = preconditions.resourceVersion;
   const options = new V1DeleteOptions();
   options.apiVersion = "v1";
   options.kind = "DeleteOptions";
-  options.preconditions = conditions;
+  if (preconditions.uid !== undefined || preconditions.resourceVersion !== undefined) {
+    const conditions = new V1Preconditions();
+    if (preconditions.uid !== undefined) conditions.uid = preconditions.uid;
+    if (preconditions.resourceVersion !== undefined)
+      conditions.resourceVersion = preconditions.resourceVersion;
+    options.preconditions = conditions;
+  }
+  if (preconditions.propagationPolicy !== undefined)
+    options.propagationPolicy = preconditions.propagationPolicy;
   return options;
 }
 

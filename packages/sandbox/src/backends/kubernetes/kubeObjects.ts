@@ -21,6 +21,22 @@ export const SANDBOX: CustomKind = {
   kind: "Sandbox",
 };
 
+/** agent-sandbox's SandboxClaim: how a box is taken from a warm pool (warmClaim.ts). */
+export const SANDBOX_CLAIM: CustomKind = {
+  group: "extensions.agents.x-k8s.io",
+  version: "v1beta1",
+  plural: "sandboxclaims",
+  kind: "SandboxClaim",
+};
+
+/** agent-sandbox's SandboxWarmPool: an operator's pool of started Sandboxes (read only). */
+export const SANDBOX_WARM_POOL: CustomKind = {
+  group: "extensions.agents.x-k8s.io",
+  version: "v1beta1",
+  plural: "sandboxwarmpools",
+  kind: "SandboxWarmPool",
+};
+
 /** `<group>/<version>`, as `apiVersion` spells it. */
 export function apiVersionOf(kind: CustomKind): string {
   return `${kind.group}/${kind.version}`;

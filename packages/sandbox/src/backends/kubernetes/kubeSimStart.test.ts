@@ -139,7 +139,7 @@ it("`pnpm kube-sim --kubeconfig F` serves the CRDs and Berth's template and RBAC
           podTemplate: boxPodTemplate({
             template: boxTemplate,
             profile: { template: TEMPLATE, image: "berth-boxd", resources: {} },
-            sandboxName: name,
+            identity: { kind: "box", sandboxName: name },
             boxdPort: DEFAULT_BOXD_PORT,
           }),
           volumeClaimTemplates: boxVolumeClaims(boxTemplate),

@@ -18,17 +18,26 @@ import {
 } from "../../spawner/backend.ts";
 import { executionProfileSchema } from "../../spawner/executionProfile.ts";
 import { NotServingYet, waitUntilServing } from "../../spawner/readiness.ts";
-import { allocateSandbox, readAllocation } from "./allocation.ts";
-import { boxPodTemplate, boxVolumeClaims, WORKSPACE_VOLUME } from "./boxPodTemplate.ts";
-import { boxToken, ensureTokenSecret } from "./boxTokenSecret.ts";
+import { readAllocation } from "./allocation.ts";
+import { WORKSPACE_VOLUME } from "./boxPodTemplate.ts";
+import { boxToken } from "./boxTokenSecret.ts";
 import { LABELS } from "./berthKeys.ts";
 import { fencedDelete } from "./holderEpoch.ts";
 import type { KubeClient } from "./kubeClient.ts";
 import { backendInvalid, boxNotFound, toBackendError } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
 import { retrying } from "./kubeRetry.ts";
-import { SANDBOX, type KubeObject, type PodReading } from "./kubeObjects.ts";
+import {
+  SANDBOX,
+  SANDBOX_CLAIM,
+  type CustomKind,
+  type KubeObject,
+  type PodReading,
+} from "./kubeObjects.ts";
 import { writeOperatingMode } from "./operatingModeWrite.ts";
+import { poolKey } from "./poolKeySecret.ts";
+import { BoxMaker, type BoxRequest } from "./boxMaker.ts";
+import { bindPooledBoxd } from "./boxdBinding.ts";
 import { hostOf, whyUnbound } from "./podBinding.ts";
 import { podConfinement } from "./podConfinement.ts";
 import { unreachablePodNetwork } from "./podNetwork.ts";
@@ -36,8 +45,7 @@ import { diagnosePod } from "./readinessDiagnosis.ts";
 import type { Operation } from "./operation.ts";
 import { pollUntil } from "./operationPoll.ts";
 import { installationSelector, readSandboxIdentity } from "./sandboxLabels.ts";
-import { readBoxTemplate } from "./sandboxTemplate.ts";
-import { isDns1123Label, sandboxNameFor } from "./sandboxNames.ts";
+import { isDns1123Label } from "./sandboxNames.ts";
 import { boxStateOf, notReadyReason, operatingModeOf } from "./sandboxStatus.ts";
 
 /** How long the one read that diagnoses a box that never served may take. */
@@ -64,6 +72,11 @@ export interface KubernetesBackendOptions {
    * shown as unisolated, on the host's network. Default `pod`.
    */
   readonly isolation?: "pod" | "none";
+  /**
+   * An operator's SandboxWarmPool (BERTH_KUBE_WARM_POOL): boxes are claimed from it while it has
+   * a Ready member, and created directly when it has none.
+   */
+  readonly warmPool?: string;
 }
 
 /** A readiness wait's record of the Sandbox (by uid) whose disk it found to be its own. */
@@ -83,6 +96,7 @@ export class KubernetesBackend implements Backend {
   readonly #pollIntervalMs: number;
   readonly #now: () => Date;
   readonly #confinement: BoxConfinement;
+  readonly #maker: BoxMaker;
 
   constructor(options: KubernetesBackendOptions) {
     if (options.secret.length < 32)
@@ -95,6 +109,14 @@ export class KubernetesBackend implements Backend {
     this.#pollIntervalMs = options.pollIntervalMs ?? 200;
     this.#now = options.now ?? (() => new Date());
     this.#confinement = podConfinement(options.isolation ?? "pod");
+    this.#maker = new BoxMaker({
+      client: this.#client,
+      secret: this.#secret,
+      boxdPort: this.#boxdPort,
+      pollIntervalMs: this.#pollIntervalMs,
+      warmPool: options.warmPool,
+      terminate: (sandboxName, epoch) => this.terminate(sandboxName, { epoch }),
+    });
   }
 
   async create(input: CreateBoxInput): Promise<CreatedBox> {
@@ -107,56 +129,25 @@ export class KubernetesBackend implements Backend {
       if (sandboxGroupId === undefined || sandboxGroupId === "")
         throw backendInvalid("create: a Kubernetes box needs its lease's sandbox group id");
       const installationId = await this.#installationId();
-      const sandboxName = sandboxNameFor({ sandboxGroupId, allocationId: metadata.allocationId });
-      // Read at every create: a box runs what its template says now. Nothing is made before.
-      const template = await this.#read(op, () =>
-        readBoxTemplate(this.#client, op, profile.data.template),
-      );
-      const allocation = await allocateSandbox(this.#client, op, {
+      const box: BoxRequest = {
         installationId,
         sandboxGroupId,
         // The box is this installation's whatever the caller says (as on every adapter).
         metadata: { ...metadata, installationId },
         profile: profile.data,
-        podTemplate: boxPodTemplate({
-          template,
-          profile: profile.data,
-          sandboxName,
-          boxdPort: this.#boxdPort,
-        }),
-        volumeClaimTemplates: boxVolumeClaims(template),
-        // Fenced from birth: the creating spawner's epoch.
-        holderEpoch: metadata.epoch,
-        retryIntervalMs: this.#pollIntervalMs,
-      });
+      };
+      const made = await this.#maker.make(op, box);
       // The scope names installation, workspace and group; the lease is the one label left to
       // check: an allocation is one lease's, never adopted by another.
-      const lease = allocation.sandbox.metadata.labels?.[LABELS.leaseId];
-      if (allocation.outcome === "adopted" && lease !== metadata.leaseId) {
+      const lease = made.sandbox.metadata.labels?.[LABELS.leaseId];
+      if (made.outcome === "adopted" && lease !== metadata.leaseId) {
         throw backendInvalid(
-          `allocation ${metadata.allocationId} already made box ${sandboxName} for lease ${String(lease)}`,
-          sandboxName,
+          `allocation ${metadata.allocationId} already made box ${made.sandbox.metadata.name} for lease ${String(lease)}`,
+          made.sandbox.metadata.name,
         );
       }
-      if (allocation.outcome === "adopted")
-        await this.#takeOver(op, allocation.sandbox, metadata.epoch);
-      // After the Sandbox (it owns the Secret); its pod waits for it as a kubelet does.
-      try {
-        await ensureTokenSecret(this.#client, op, {
-          sandbox: allocation.sandbox,
-          installationId,
-          token: this.#token(metadata.allocationId),
-        });
-      } catch (error) {
-        // A box this call made and could not finish is deleted now: left for the orphan sweep,
-        // it would run beside the box its group's next allocation makes. A delete that fails
-        // too leaves it to that sweep (labelled, and no lease records it); the answer is still
-        // why the create failed.
-        if (allocation.outcome === "created")
-          await this.terminate(sandboxName, { epoch: metadata.epoch }).catch(() => undefined);
-        throw error;
-      }
-      return { instanceId: allocation.names.sandbox, confinement: this.#confinement };
+      if (made.outcome === "adopted") await this.#takeOver(op, made.sandbox, metadata.epoch);
+      return { instanceId: made.sandbox.metadata.name, confinement: this.#confinement };
     });
   }
 
@@ -295,27 +286,57 @@ export class KubernetesBackend implements Backend {
       const target = { kind: SANDBOX, name: instanceId };
       const epoch = write?.epoch;
       // A DELETE is idempotent: one the server could not answer now is sent again.
+      // A box taken from a warm pool first leaves its claim (which would otherwise bind
+      // another member in its place); the claim goes with Orphan, so only the delete below,
+      // fenced, decides the Sandbox's fate.
+      const release = (sandbox: KubeObject) => this.#releaseClaimOf(op, sandbox);
       const outcome = await retrying(
         op,
-        () =>
-          epoch === undefined
-            ? this.#client.delete(op, target)
-            : fencedDelete(this.#client, op, { name: instanceId, epoch }),
+        async () => {
+          if (epoch !== undefined)
+            return fencedDelete(this.#client, op, {
+              name: instanceId,
+              epoch,
+              beforeDelete: release,
+            });
+          try {
+            await release(await this.#client.get(op, target));
+          } catch (error) {
+            if (!(error instanceof KubeError && error.kind === "gone")) throw error;
+          }
+          return this.#client.delete(op, target);
+        },
         this.#pollIntervalMs,
       );
       if (outcome === "already_gone") return;
       // Deleted once the API no longer answers it (a finalizer may hold it a while); its pod,
       // Service and PVC go with it by garbage collection.
-      await this.#poll(op, "the Sandbox was not deleted", async () => {
-        try {
-          await this.#client.get(op, target);
-          return false;
-        } catch (error) {
-          if (error instanceof KubeError && error.kind === "gone") return true;
-          throw error;
-        }
-      });
+      await this.#poll(op, "the Sandbox was not deleted", () => this.#isGone(op, target));
     });
+  }
+
+  /**
+   * Deletes the warm claim that took the box, keeping the box, and waits until it is gone: the
+   * garbage collector takes its owner reference off the Sandbox first, a write the Sandbox's
+   * fenced delete must read before it is sent.
+   */
+  async #releaseClaimOf(op: Operation, sandbox: KubeObject): Promise<void> {
+    const name = sandbox.metadata.labels?.[LABELS.warmClaim];
+    if (name === undefined) return;
+    const target = { kind: SANDBOX_CLAIM, name };
+    if ((await this.#client.delete(op, target, { propagationPolicy: "Orphan" })) === "already_gone")
+      return;
+    await this.#poll(op, `SandboxClaim ${name} was not deleted`, () => this.#isGone(op, target));
+  }
+
+  async #isGone(op: Operation, target: { kind: CustomKind; name: string }): Promise<boolean> {
+    try {
+      await this.#client.get(op, target);
+      return false;
+    } catch (error) {
+      if (error instanceof KubeError && error.kind === "gone") return true;
+      throw error;
+    }
   }
 
   async inventory(): Promise<readonly BoxInfo[]> {
@@ -380,16 +401,24 @@ export class KubernetesBackend implements Backend {
     }
     const pod = await this.#pod(op, instanceId);
     const unbound = whyUnbound(pod, check.retiring);
-    if (unbound !== undefined || pod?.podIP === undefined)
+    if (unbound !== undefined || pod?.podIP === undefined || pod.uid === undefined)
       throw new NotServingYet(`box ${instanceId}'s pod is ${unbound ?? "missing"}`);
     const allocationId = readAllocation(sandbox.metadata).id;
     if (allocationId === undefined)
       throw backendInvalid(`box ${instanceId} carries no allocation id`, instanceId);
-    return createBoxClient({
-      baseUrl: `http://${hostOf(pod.podIP)}:${String(this.#boxdPort)}`,
-      token: this.#token(allocationId),
-      podUid: pod.uid,
-    });
+    const baseUrl = `http://${hostOf(pod.podIP)}:${String(this.#boxdPort)}`;
+    const token = this.#token(allocationId);
+    // A warm pool's pod starts unbound: it serves this box once bound to its name and token.
+    if (sandbox.metadata.labels?.[LABELS.warmClaim] !== undefined)
+      await bindPooledBoxd({
+        baseUrl,
+        podUid: pod.uid,
+        poolKey: poolKey(this.#secret, await this.#installationId()),
+        instanceId,
+        token,
+        signal: op.signal,
+      });
+    return createBoxClient({ baseUrl, token, podUid: pod.uid });
   }
 
   /**

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
-import { load } from "js-yaml";
+import { load, loadAll } from "js-yaml";
 
 export const BOX_TEMPLATE_FILE = join(
   import.meta.dirname,
@@ -50,5 +50,66 @@ export async function applyBoxTemplate(
     namespace: "default",
     plural: "sandboxtemplates",
     body: edit(boxTemplateManifest(name)),
+  });
+}
+
+export const WARM_POOL_FILE = join(BOX_TEMPLATE_FILE, "..", "warm-pool.yaml");
+
+/** The two documents of deploy/kubernetes/warm-pool.yaml: the pooled template, and the pool. */
+export function warmPoolManifests(): [BoxTemplateManifest, WarmPoolManifest] {
+  const [template, pool] = loadAll(readFileSync(WARM_POOL_FILE, "utf8")) as [
+    BoxTemplateManifest,
+    WarmPoolManifest,
+  ];
+  return [template, pool];
+}
+
+export interface WarmPoolManifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { replicas: number; sandboxTemplateRef: { name: string } };
+}
+
+/**
+ * Applies the warm pool's manifests as an operator would, the template as `<name>-box` running
+ * `image` and the pool as `name` with `replicas` members.
+ */
+export async function applyWarmPool(
+  kubeConfigYaml: string,
+  input: { readonly name: string; readonly replicas: number; readonly image: string },
+): Promise<void> {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(kubeConfigYaml);
+  const api = kubeConfig.makeApiClient(CustomObjectsApi);
+  const [template, pool] = warmPoolManifests();
+  const templateName = `${input.name}-box`;
+  const at = { group: "extensions.agents.x-k8s.io", version: "v1beta1", namespace: "default" };
+  const containers = template.spec.podTemplate.spec.containers.map((container) =>
+    container.name === "boxd" ? { ...container, image: input.image } : container,
+  );
+  await api.createNamespacedCustomObject({
+    ...at,
+    plural: "sandboxtemplates",
+    body: {
+      ...template,
+      metadata: { ...template.metadata, name: templateName },
+      spec: {
+        ...template.spec,
+        podTemplate: {
+          ...template.spec.podTemplate,
+          spec: { ...template.spec.podTemplate.spec, containers },
+        },
+      },
+    },
+  });
+  await api.createNamespacedCustomObject({
+    ...at,
+    plural: "sandboxwarmpools",
+    body: {
+      ...pool,
+      metadata: { ...pool.metadata, name: input.name },
+      spec: { ...pool.spec, replicas: input.replicas, sandboxTemplateRef: { name: templateName } },
+    },
   });
 }

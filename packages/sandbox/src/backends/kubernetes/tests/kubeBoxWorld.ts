@@ -9,9 +9,9 @@ import { startKubeSim, type KubeSim } from "@berth/kube-sim";
 import type { BoxMetadata } from "../../../spawner/backend.ts";
 import type { ExecutionProfile } from "../../../spawner/executionProfile.ts";
 import { KubeClient } from "../kubeClient.ts";
-import { KubernetesBackend } from "../kubernetesBackend.ts";
+import { KubernetesBackend, type KubernetesBackendOptions } from "../kubernetesBackend.ts";
 import { BOXD_TEST_IMAGE, boxdRuntimes } from "./boxdRuntime.ts";
-import { applyBoxTemplate, type BoxTemplateManifest } from "./boxTemplate.ts";
+import { applyBoxTemplate, applyWarmPool, type BoxTemplateManifest } from "./boxTemplate.ts";
 
 /** The Sandboxes collection, as client-node's CustomObjectsApi names it. */
 export const SANDBOXES = {
@@ -29,8 +29,15 @@ export interface KubeBoxWorld extends AsyncDisposable {
   readonly secret: string;
   readonly installationId: string;
   readonly profile: ExecutionProfile;
-  /** A new adapter object (a holder: spawner, drainer) of this installation. */
-  adapter(): KubernetesBackend;
+  /**
+   * A new adapter object (a holder: spawner, drainer) of this installation; `warmPool` claims
+   * from that pool (applyWarmPool).
+   */
+  adapter(
+    options?: Partial<Pick<KubernetesBackendOptions, "warmPool" | "operationTimeoutMs" | "secret">>,
+  ): KubernetesBackend;
+  /** Applies deploy/kubernetes/warm-pool.yaml as pool `name` of `replicas` boxd pods. */
+  applyWarmPool(name: string, replicas: number): Promise<void>;
   /** A new client of the simulator, for writes made behind the adapter's back. */
   client(): KubeClient;
   /** Applies Berth's SandboxTemplate as `name`, edited; a profile naming it makes boxes from it. */
@@ -57,14 +64,17 @@ export async function kubeBoxWorld(): Promise<KubeBoxWorld> {
     secret,
     installationId,
     profile: { template: "test", image: BOXD_TEST_IMAGE, resources: {} },
-    adapter: () =>
+    adapter: (options = {}) =>
       new KubernetesBackend({
         client: client(),
         installationId: () => Promise.resolve(installationId),
         secret,
         pollIntervalMs: 20,
         operationTimeoutMs: 20_000,
+        ...options,
       }),
+    applyWarmPool: (name, replicas) =>
+      applyWarmPool(sim.kubeConfig(), { name, replicas, image: BOXD_TEST_IMAGE }),
     client,
     applyTemplate: (name, edit) => applyBoxTemplate(sim.kubeConfig(), name, edit),
     metadata: (epoch = 1) => ({
