@@ -65,14 +65,16 @@ export class KubeBenchWorld implements AsyncDisposable {
   private constructor(
     readonly kube: KubeBoxWorld,
     readonly db: DbClient,
-    private readonly storeRoot: string,
+    private readonly place: { readonly storeRoot: string; readonly warmPool: string | undefined },
   ) {
+    const { storeRoot, warmPool } = place;
     const configured = backendsFromEnv({
       env: {
         BERTH_BACKEND: "kubernetes",
         BERTH_KUBE_TEMPLATE: kube.profile.template,
         BERTH_KUBE_IMAGE: BOXD_TEST_IMAGE,
         BERTH_ALLOW_UNISOLATED: true,
+        ...(warmPool === undefined ? {} : { BERTH_KUBE_WARM_POOL: warmPool }),
       },
       local: undefined,
       kubernetes: {
@@ -100,10 +102,15 @@ export class KubeBenchWorld implements AsyncDisposable {
     });
   }
 
-  static async create(db: DbClient): Promise<KubeBenchWorld> {
+  /**
+   * A new kube-sim and Berth over it; with `warmPool`, the operator's pool of that name
+   * (deploy/kubernetes/warm-pool.yaml, one member) is applied and Berth claims from it.
+   */
+  static async create(db: DbClient, options: { warmPool?: string } = {}): Promise<KubeBenchWorld> {
     const kube = await kubeBoxWorld();
+    if (options.warmPool !== undefined) await kube.applyWarmPool(options.warmPool, 1);
     const storeRoot = await mkdtemp(join(tmpdir(), "berth-bench-kube-"));
-    return new KubeBenchWorld(kube, db, storeRoot);
+    return new KubeBenchWorld(kube, db, { storeRoot, warmPool: options.warmPool });
   }
 
   async session(): Promise<BerthSession> {
@@ -190,6 +197,6 @@ export class KubeBenchWorld implements AsyncDisposable {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.kube[Symbol.asyncDispose]();
-    await rm(this.storeRoot, { recursive: true, force: true });
+    await rm(this.place.storeRoot, { recursive: true, force: true });
   }
 }

@@ -53,6 +53,7 @@ export type {
   BackendErrorCode,
   BoxConfinement,
   BoxInfo,
+  StraySweep,
   BoxIsolation,
   BoxLimits,
   BoxMetadata,

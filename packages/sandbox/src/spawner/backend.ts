@@ -226,4 +226,17 @@ export interface Backend {
   connect(instanceId: string): Promise<BoxClient>;
   /** Every box this backend knows of, with its metadata. */
   inventory(): Promise<readonly BoxInfo[]>;
+  /**
+   * Deletes what this installation made on the backend's side that never became a box (so no
+   * inventory lists it and no lease can record it) and is older than `horizon` — the
+   * Kubernetes backend's warm claims whose member was never bound. The orphan sweep's; absent
+   * where a box is all a create makes.
+   */
+  sweepStrays?(horizon: Date): Promise<StraySweep>;
+}
+
+/** What a stray sweep deleted (named `<Kind>/<name>`) and what it could not. */
+export interface StraySweep {
+  readonly deleted: readonly string[];
+  readonly failed: readonly { readonly instanceId: string; readonly error: string }[];
 }

@@ -4,6 +4,7 @@ import type { Backend, BoxInfo } from "./backend.ts";
 
 export interface OrphanSweepReport {
   readonly inspected: number;
+  /** Boxes terminated, then strays deleted (`<Kind>/<name>`: a warm claim never bound). */
   readonly terminated: readonly string[];
   /** Orphans left in place this sweep, and why (a later sweep decides again). */
   readonly kept: readonly { readonly instanceId: string; readonly reason: string }[];
@@ -87,6 +88,11 @@ export class OrphanSweepSystem {
           error: error instanceof Error ? error.message : String(error),
         });
       }
+    }
+    for (const [, backend] of this.#backends.entries()) {
+      const strays = await backend.sweepStrays?.(new Date(horizon));
+      terminated.push(...(strays?.deleted ?? []));
+      failed.push(...(strays?.failed ?? []));
     }
     return { inspected: boxes.length, terminated, kept, failed };
   }

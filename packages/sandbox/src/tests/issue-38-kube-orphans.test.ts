@@ -15,6 +15,7 @@ import {
 import { backendDrainPort } from "../reaper/backendDrainPort.ts";
 import type { Backend } from "../spawner/backend.ts";
 import { BackendRegistry } from "../spawner/backendRegistry.ts";
+import { postWarmClaim, warmClaimName } from "../backends/kubernetes/warmClaim.ts";
 import { OrphanSweepSystem } from "../spawner/orphanSweep.ts";
 import { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { ManualClock } from "../testing/manualClock.ts";
@@ -172,4 +173,96 @@ describe("the orphan sweep on Kubernetes", () => {
     expect(await sandboxGoneIn(kube, box.instanceId)).toBe(false);
     expect(await diskExists(box.instanceId)).toBe(true);
   });
+
+  it("a warm claim whose member was never bound goes with its member; a pooled box a lease records keeps its claim", async () => {
+    const w = world.current;
+    const pool = "orphans-pool";
+    await kube.applyWarmPool(pool, 1);
+    const pooled = kube.adapter({ warmPool: pool });
+    // The first create makes the pool's key (the pool is still empty: a direct box).
+    const first = await pooled.create({ metadata: kube.metadata(), profile: kube.profile });
+    await pooled.terminate(first.instanceId);
+    await kube.warmPoolReady(pool);
+    const s = await seedSession(w.db, "kubernetes");
+    const recorded = await establishBox(w, s, {
+      spawner: new SpawnerSystem({
+        resources: resourcesOf(w),
+        backends: registryOf(pooled),
+        restorer: new ArchiveRestorer({ db: w.db, store }),
+        readinessTimeoutMs: 30_000,
+      }),
+      backend: pooled,
+    });
+    expect(recorded.instanceId).toMatch(new RegExp(`^${pool}-`));
+
+    // A create that died after its claim's POST: the claim binds a member nobody identifies.
+    await kube.warmPoolReady(pool);
+    const client = kube.client();
+    const request = {
+      installationId: kube.installationId,
+      sandboxGroupId: crypto.randomUUID(),
+      metadata: kube.metadata(),
+      profile: kube.profile,
+      pool,
+      intervalMs: 20,
+    };
+    const { claim } = await postWarmClaim(
+      client,
+      client.operation({ label: "stray", timeoutMs: 10_000 }),
+      request,
+    );
+    await kube.sim.settled();
+    const member = (
+      (await kube.custom.getNamespacedCustomObject({
+        ...CLAIMS,
+        name: claim.metadata.name,
+      })) as { status?: { sandbox?: { name?: string } } }
+    ).status?.sandbox?.name;
+    expect(member).toMatch(new RegExp(`^${pool}-`));
+
+    const report = await sweep(w, pooled);
+    expect(report.terminated).toContain(`SandboxClaim/${claim.metadata.name}`);
+    expect(report.terminated).not.toContain(recorded.instanceId);
+    await kube.sim.settled();
+    expect(await claimGone(claim.metadata.name)).toBe(true);
+    // Its member goes with it (its pod's grace period may hold it a moment, being deleted).
+    expect(await goingOrGone(member ?? "")).toBe(true);
+    // The recorded box and the claim that took it are untouched.
+    expect(await sandboxGoneIn(kube, recorded.instanceId)).toBe(false);
+    const recordedClaim = warmClaimName({
+      sandboxGroupId: s.sandboxGroupId,
+      allocationId: recorded.lease.allocationId ?? "",
+    });
+    expect(await claimGone(recordedClaim)).toBe(false);
+  });
 });
+
+const CLAIMS = {
+  group: "extensions.agents.x-k8s.io",
+  version: "v1beta1",
+  namespace: "default",
+  plural: "sandboxclaims",
+} as const;
+
+async function claimGone(name: string): Promise<boolean> {
+  return kube.custom.getNamespacedCustomObject({ ...CLAIMS, name }).then(
+    () => false,
+    (error: unknown) => (error as { code?: number }).code === 404,
+  );
+}
+
+async function goingOrGone(sandboxName: string): Promise<boolean> {
+  return kube.custom
+    .getNamespacedCustomObject({
+      ...CLAIMS,
+      group: "agents.x-k8s.io",
+      plural: "sandboxes",
+      name: sandboxName,
+    })
+    .then(
+      (object) =>
+        (object as { metadata?: { deletionTimestamp?: string } }).metadata?.deletionTimestamp !==
+        undefined,
+      (error: unknown) => (error as { code?: number }).code === 404,
+    );
+}

@@ -15,6 +15,7 @@ import {
   type CreateBoxInput,
   type CreatedBox,
   type ReadyOptions,
+  type StraySweep,
 } from "../../spawner/backend.ts";
 import { executionProfileSchema } from "../../spawner/executionProfile.ts";
 import { NotServingYet, waitUntilServing } from "../../spawner/readiness.ts";
@@ -36,6 +37,7 @@ import {
 } from "./kubeObjects.ts";
 import { writeOperatingMode } from "./operatingModeWrite.ts";
 import { poolKey } from "./poolKeySecret.ts";
+import { sweepStrayClaims } from "./strayClaims.ts";
 import { BoxMaker, type BoxRequest } from "./boxMaker.ts";
 import { bindPooledBoxd } from "./boxdBinding.ts";
 import { hostOf, whyUnbound } from "./podBinding.ts";
@@ -337,6 +339,15 @@ export class KubernetesBackend implements Backend {
       if (error instanceof KubeError && error.kind === "gone") return true;
       throw error;
     }
+  }
+
+  sweepStrays(horizon: Date): Promise<StraySweep> {
+    return this.#run({ operation: "sweep-strays" }, async (op) =>
+      sweepStrayClaims(this.#client, op, {
+        installationId: await this.#installationId(),
+        horizon,
+      }),
+    );
   }
 
   async inventory(): Promise<readonly BoxInfo[]> {

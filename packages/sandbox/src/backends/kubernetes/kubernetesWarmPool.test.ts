@@ -16,7 +16,6 @@ import { warmClaimName } from "./warmClaim.ts";
 
 const POOL = "pool";
 const CLAIMS = { ...SANDBOXES, group: "extensions.agents.x-k8s.io", plural: "sandboxclaims" };
-const POOLS = { ...CLAIMS, plural: "sandboxwarmpools" };
 
 let w: KubeBoxWorld;
 let sim: KubeSim;
@@ -60,20 +59,6 @@ async function sandboxes(): Promise<Sandbox[]> {
   return ((await w.custom.listNamespacedCustomObject(SANDBOXES)) as { items: Sandbox[] }).items;
 }
 
-/** Polls the pool's status until it reports `count` Ready members. */
-async function poolReady(count: number, pool = POOL): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const object = (await w.custom.getNamespacedCustomObject({ ...POOLS, name: pool })) as {
-      status?: { readyReplicas?: number };
-    };
-    if ((object.status?.readyReplicas ?? 0) >= count) return;
-    if (Date.now() > deadline) throw new Error(`the pool never had ${String(count)} Ready members`);
-    await sim.settled();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 function claimOf(metadata: BoxMetadata): string {
   return warmClaimName({
     sandboxGroupId: metadata.sandboxGroupId ?? "",
@@ -110,7 +95,7 @@ describe("warm-pool claims", () => {
   });
 
   it("takes a Ready member: the box is the pool's Sandbox, bound to this allocation and its token", async () => {
-    await poolReady(1);
+    await w.warmPoolReady(POOL);
     const metadata = w.metadata(3);
     const { instanceId } = await backend.create({ metadata, profile: w.profile });
     const claimName = claimOf(metadata);
@@ -152,7 +137,7 @@ describe("warm-pool claims", () => {
   });
 
   it("a failed POST is cleaned up once: one DELETE of the claim, nothing taken from the pool", async () => {
-    await poolReady(1);
+    await w.warmPoolReady(POOL);
     const metadata = w.metadata();
     const fault = sim.faults.inject({
       verb: "create",
@@ -166,11 +151,11 @@ describe("warm-pool claims", () => {
     expect(backendErrorAnswers[(error as BackendError).code].retryable).toBe(true);
     expect(claimDeletes(claimOf(metadata))).toBe(1);
     expect((await claims()).map((c) => c.metadata.name)).not.toContain(claimOf(metadata));
-    await poolReady(1);
+    await w.warmPoolReady(POOL);
   });
 
   it("a caller whose deadline ends mid-claim deletes its claim once, and the member it took with it", async () => {
-    await poolReady(1);
+    await w.warmPoolReady(POOL);
     const metadata = w.metadata();
     const name = claimOf(metadata);
     // The claim is made and binds a member; its reads hang until the caller's deadline ends.
@@ -191,7 +176,7 @@ describe("warm-pool claims", () => {
   });
 
   it("a box whose pod cannot be scheduled at resume is `capacity`, and retryable", async () => {
-    await poolReady(1);
+    await w.warmPoolReady(POOL);
     const metadata = w.metadata(4);
     const hurried = w.adapter({ warmPool: POOL, operationTimeoutMs: 3_000 });
     const { instanceId } = await hurried.create({ metadata, profile: w.profile });

@@ -21,6 +21,14 @@ export const SANDBOXES = {
   plural: "sandboxes",
 } as const;
 
+/** The SandboxWarmPools collection. */
+export const WARM_POOLS = {
+  group: "extensions.agents.x-k8s.io",
+  version: "v1beta1",
+  namespace: "default",
+  plural: "sandboxwarmpools",
+} as const;
+
 export interface KubeBoxWorld extends AsyncDisposable {
   readonly sim: KubeSim;
   readonly core: CoreV1Api;
@@ -38,6 +46,11 @@ export interface KubeBoxWorld extends AsyncDisposable {
   ): KubernetesBackend;
   /** Applies deploy/kubernetes/warm-pool.yaml as pool `name` of `replicas` boxd pods. */
   applyWarmPool(name: string, replicas: number): Promise<void>;
+  /**
+   * Resolves once pool `name` reports a Ready member (its controller replaces each one taken),
+   * reading the pool after each settling of the simulator; fails after `timeoutMs`.
+   */
+  warmPoolReady(name: string, timeoutMs?: number): Promise<void>;
   /** A new client of the simulator, for writes made behind the adapter's back. */
   client(): KubeClient;
   /** Applies Berth's SandboxTemplate as `name`, edited; a profile naming it makes boxes from it. */
@@ -75,6 +88,21 @@ export async function kubeBoxWorld(): Promise<KubeBoxWorld> {
       }),
     applyWarmPool: (name, replicas) =>
       applyWarmPool(sim.kubeConfig(), { name, replicas, image: BOXD_TEST_IMAGE }),
+    warmPoolReady: async (name, timeoutMs = 30_000) => {
+      const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+      const deadline = performance.now() + timeoutMs;
+      for (;;) {
+        const pool = (await custom.getNamespacedCustomObject({ ...WARM_POOLS, name })) as {
+          status?: { readyReplicas?: number };
+        };
+        if ((pool.status?.readyReplicas ?? 0) > 0) return;
+        if (performance.now() > deadline)
+          throw new Error(`warm pool ${name} had no Ready member within ${String(timeoutMs)} ms`);
+        // A member's boxd starts on real time: settled covers the controllers, not the process.
+        await sim.settled();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     client,
     applyTemplate: (name, edit) => applyBoxTemplate(sim.kubeConfig(), name, edit),
     metadata: (epoch = 1) => ({
