@@ -2,9 +2,11 @@
 // Berth sends the API server (every verb, every resource) fails — a 500, a 503, a 429, or an
 // answer slower than the client's 1 s request timeout — while sessions allocate, write, are
 // drained (captured, then suspended with their disk), resumed, and lose their Sandbox behind
-// Berth's back. Throughout: every failure is a typed error, and no sandbox group ever has two
-// live Sandboxes. Once the faults stop and one reaper sweep and one orphan sweep have run, no
-// Sandbox is left that no lease records, and every box a lease records still has its disk.
+// Berth's back. Boxes are taken from a warm pool while it has a Ready member (claimed, bound),
+// else created directly, so both ways meet the faults. Throughout: every failure is a typed
+// error, and no sandbox group ever has two live Sandboxes. Once the faults stop and one reaper
+// sweep and one orphan sweep have run, no Sandbox is left that no lease records, no warm claim
+// holds a member no lease records, and every box a lease records still has its disk.
 //
 // BERTH_KUBE_FAULT_ALLOCATIONS sets how many spawns run (40 in CI; the issue's full run is 200,
 // see the package README). kube-sim over real HTTP, real Postgres, the lease world's clock.
@@ -55,6 +57,7 @@ const FAULTS: readonly { readonly rate: number; readonly effect: FaultEffect }[]
 ];
 
 const SANDBOX_RESOURCE = `${SANDBOXES.group}/${SANDBOXES.plural}`;
+const CLAIM_RESOURCE = "extensions.agents.x-k8s.io/sandboxclaims";
 const PVC_RESOURCE = "/persistentvolumeclaims";
 
 const world = useLeaseWorld();
@@ -63,8 +66,12 @@ let backend: KubernetesBackend;
 let storeDir = "";
 let store: FilesystemArchiveStore;
 
+/** The operator's pool the backend claims from (two members, refilled by its controller). */
+const POOL = "faults-pool";
+
 beforeAll(async () => {
   kube = await kubeBoxWorld();
+  await kube.applyWarmPool(POOL, 2);
   backend = new KubernetesBackend({
     client: new KubeClient({
       source: { kind: "yaml", text: kube.sim.kubeConfig() },
@@ -74,6 +81,7 @@ beforeAll(async () => {
     secret: kube.secret,
     pollIntervalMs: 50,
     operationTimeoutMs: 10_000,
+    warmPool: POOL,
   });
   storeDir = await tempDataDir();
   store = new FilesystemArchiveStore({ root: join(storeDir, "archives") });
@@ -137,6 +145,10 @@ interface KubeMeta {
     readonly deletionTimestamp?: unknown;
     readonly labels?: Readonly<Record<string, string>>;
   };
+}
+
+interface KubeClaim extends KubeMeta {
+  readonly status?: { readonly sandbox?: { readonly name?: string } };
 }
 
 /** This installation's Sandboxes, read from the simulator's store (no request, no fault). */
@@ -358,6 +370,20 @@ describe("issue 38: the Kubernetes backend under kube-sim faults", () => {
         (claim) => claim.metadata?.name ?? "",
       ),
     );
+    // Every warm claim left holds a box a lease records (the others went with the sweep).
+    const claims = (kube.sim.store.list(CLAIM_RESOURCE, "default") as KubeClaim[]).filter(
+      (claim) =>
+        claim.metadata?.labels?.[LABELS.installation] === kube.installationId &&
+        claim.metadata.deletionTimestamp == null,
+    );
+    expect(
+      claims.filter((claim) => !recorded.has(claim.status?.sandbox?.name ?? "")),
+      "warm claims holding no recorded box",
+    ).toEqual([]);
+    // The pool's way met the faults too: some of the creates were claims.
+    const posted = kube.sim.requests.filter({ resource: "sandboxclaims", verb: "create" }).length;
+    process.stdout.write(`issue-38 faults: ${String(posted)} warm claims posted\n`);
+    expect(posted).toBeGreaterThan(0);
     const lostDisks = [...recorded].filter(
       (box) => !lost.has(box) && !disks.has(`workspace-${box}`),
     );
