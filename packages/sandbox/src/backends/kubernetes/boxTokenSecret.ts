@@ -6,11 +6,10 @@
  * list pods reads, is never the token.
  */
 import { createHmac } from "node:crypto";
-import { V1ObjectMeta, V1OwnerReference, V1Secret } from "@kubernetes/client-node";
-import { LABELS } from "./berthKeys.ts";
+import { V1OwnerReference } from "@kubernetes/client-node";
 import type { KubeClient } from "./kubeClient.ts";
-import { KubeError } from "./kubeErrors.ts";
 import { SANDBOX, apiVersionOf, type KubeObject } from "./kubeObjects.ts";
+import { createOpaqueSecret } from "./opaqueSecret.ts";
 import type { Operation } from "./operation.ts";
 
 /** The key of the token in the Secret, and so the file's name in its volume. */
@@ -61,23 +60,14 @@ export async function ensureTokenSecret(
   owner.uid = uid;
   owner.controller = true;
   owner.blockOwnerDeletion = true;
-  const meta = new V1ObjectMeta();
-  meta.name = name;
-  meta.labels = { [LABELS.installation]: input.installationId };
-  meta.ownerReferences = [owner];
-  const body = new V1Secret();
-  body.apiVersion = "v1";
-  body.kind = "Secret";
-  body.metadata = meta;
-  body.type = "Opaque";
-  body.data = { [TOKEN_KEY]: encoded };
-  try {
-    await client.createSecret(op, body);
-    return;
-  } catch (error) {
-    if (!(error instanceof KubeError && error.kind === "conflict")) throw error;
-  }
-  const standing = await client.getSecret(op, name);
+  const standing = await createOpaqueSecret(client, op, {
+    name,
+    installationId: input.installationId,
+    owner,
+    key: TOKEN_KEY,
+    encoded,
+  });
+  if (standing === "made") return;
   if (standing.controllerUid !== uid || standing.data[TOKEN_KEY] !== encoded)
     throw new ForeignTokenSecretError(name, sandbox.metadata.name);
 }

@@ -7,11 +7,9 @@
  * where the cluster keeps it for the pods.
  */
 import { createHmac } from "node:crypto";
-import { V1ObjectMeta, V1Secret } from "@kubernetes/client-node";
-import { LABELS } from "./berthKeys.ts";
 import type { KubeClient } from "./kubeClient.ts";
 import { backendInvalid } from "./kubeBackendErrors.ts";
-import { KubeError } from "./kubeErrors.ts";
+import { createOpaqueSecret } from "./opaqueSecret.ts";
 import type { Operation } from "./operation.ts";
 
 /** The Secret a pool's template mounts (deploy/kubernetes/warm-pool.yaml). */
@@ -36,23 +34,13 @@ export async function ensurePoolKeySecret(
   input: { readonly installationId: string; readonly key: string },
 ): Promise<void> {
   const encoded = Buffer.from(input.key, "utf8").toString("base64");
-  const meta = new V1ObjectMeta();
-  meta.name = POOL_KEY_SECRET;
-  meta.labels = { [LABELS.installation]: input.installationId };
-  const body = new V1Secret();
-  body.apiVersion = "v1";
-  body.kind = "Secret";
-  body.metadata = meta;
-  body.type = "Opaque";
-  body.data = { [POOL_KEY_KEY]: encoded };
-  try {
-    await client.createSecret(op, body);
-    return;
-  } catch (error) {
-    if (!(error instanceof KubeError && error.kind === "conflict")) throw error;
-  }
-  const standing = await client.getSecret(op, POOL_KEY_SECRET);
-  if (standing.data[POOL_KEY_KEY] !== encoded)
+  const standing = await createOpaqueSecret(client, op, {
+    name: POOL_KEY_SECRET,
+    installationId: input.installationId,
+    key: POOL_KEY_KEY,
+    encoded,
+  });
+  if (standing !== "made" && standing.data[POOL_KEY_KEY] !== encoded)
     throw backendInvalid(
       `Secret ${POOL_KEY_SECRET} holds another warm-pool key than this installation's (another Berth's, or one made under an older BERTH_SECRET): delete it, and Berth writes its own at the next create`,
     );
