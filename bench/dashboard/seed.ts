@@ -24,11 +24,11 @@ export async function seedDashboard(
            now() - make_interval(secs => ${counts.sessions} - i), now()
       FROM generate_series(1, ${counts.sessions}::int) AS i`;
   await db.$executeRaw`
-    INSERT INTO machines (workspace_id, name, os, arch, has_display, credential_hash, last_seen_at)
+    INSERT INTO machines (workspace_id, name, os, arch, has_display, last_seen_at)
     SELECT ${workspace.id}::uuid, 'machine-' || lpad(i::text, 3, '0'),
            CASE WHEN i % 3 = 0 THEN 'darwin' ELSE 'linux' END,
            CASE WHEN i % 2 = 0 THEN 'arm64' ELSE 'x86_64' END,
-           i % 5 = 0, encode(sha256(gen_random_uuid()::text::bytea), 'hex'),
+           i % 5 = 0,
            CASE WHEN i % 4 = 0 THEN NULL ELSE now() END
       FROM generate_series(1, ${counts.machines}::int) AS i`;
   const newest = await db.session.findFirstOrThrow({

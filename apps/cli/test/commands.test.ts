@@ -118,7 +118,6 @@ describe("berth, signed in", () => {
         name: "laptop",
         os: "darwin",
         arch: "arm64",
-        credentialHash: `hash-${crypto.randomUUID()}`,
       },
     });
     const mine = await served.current.berth(["machines", "--session", sessionId, "--json"]);

@@ -67,7 +67,6 @@ describe("machines.list", () => {
         name: "laptop",
         os: "linux",
         arch: "x86_64",
-        credentialHash: `hash-${crypto.randomUUID()}`,
       },
     });
     const machines = await owner.machines.list({ workspaceId, sessionId: session.id });

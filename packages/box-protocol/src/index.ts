@@ -69,3 +69,4 @@ export type {
 } from "./client/streams.ts";
 export { rawText } from "./client/terminalAttach.ts";
 export type { AttachTerminalOptions, TerminalConnection } from "./client/terminalAttach.ts";
+export * from "./agent/agentProtocol.ts";

@@ -116,7 +116,6 @@ describe("readMachines", () => {
           os: "linux",
           arch: "arm64",
           hasDisplay: name === "studio",
-          credentialHash: `hash-${name}-${crypto.randomUUID()}`,
           lastSeenAt,
         },
       });
@@ -134,7 +133,6 @@ describe("readMachines", () => {
         name: "not-ours",
         os: "linux",
         arch: "x86_64",
-        credentialHash: `hash-${crypto.randomUUID()}`,
       },
     });
 
