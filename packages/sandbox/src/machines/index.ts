@@ -7,3 +7,35 @@ export {
   newMachineCredential,
   type AuthenticatedMachine,
 } from "./machineCredential.ts";
+export {
+  createEnrollmentCode,
+  ENROLLMENT_CODE_TTL_MS,
+  EnrollmentRefusedError,
+  redeemEnrollmentCode,
+  refusalWords,
+  type EnrolledMachine,
+  type EnrollmentCodeCreator,
+  type EnrollmentRefusal,
+  type NewEnrollmentCode,
+} from "./enrollment.ts";
+export {
+  ENROLLMENT_CODE_ALPHABET,
+  enrollmentCodeHash,
+  normalizeEnrollmentCode,
+} from "./enrollmentCode.ts";
+export { DEFAULT_MACHINE_NAME, MACHINE_NAME_MAX } from "./machineNames.ts";
+export {
+  renameMachine,
+  revokeMachine,
+  rotateMachineCredential,
+  type MachineRef,
+  type RenameOutcome,
+  type RevokeOutcome,
+  type RotateOutcome,
+} from "./machineAdmin.ts";
+export {
+  enrolledMachineState,
+  readEnrolledMachines,
+  type EnrolledMachineState,
+  type EnrolledMachineView,
+} from "./enrolledMachines.ts";

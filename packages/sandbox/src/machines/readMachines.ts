@@ -86,13 +86,14 @@ const MACHINES = preparedOnce(`
              m.os, m.arch, m.has_display, NULL, NULL, NULL, NULL, NULL, NULL, m.last_seen_at
         FROM scoped s
         JOIN machines m ON m.workspace_id = $1::uuid
-       WHERE $2::uuid IS NOT NULL) machine
+       WHERE $2::uuid IS NOT NULL AND m.revoked_at IS NULL) machine
      ORDER BY part, CASE WHEN part = 0 THEN created_at END DESC, name, session_id`);
 
 /**
  * The machines of one session, or the group box of every session of the workspace, in one round
  * trip whatever their number: sessions, their group leases and holder counts (and, for one
- * session, the workspace's enrolled machines) in one statement; newest session first, enrolled
+ * session, the workspace's enrolled machines that are not revoked: a session cannot move onto a
+ * revoked one) in one statement; newest session first, enrolled
  * machines by name. `now` decides which enrolled machines are online. Read through queryRows:
  * Prisma's raw path re-typed every field of every row, a few milliseconds for an overview of
  * 1,000 sessions.

@@ -1,0 +1,58 @@
+import type { DbClientOrTx } from "@berth/db";
+import { MACHINE_ONLINE_WINDOW_MS } from "./readMachines.ts";
+
+/** Where an enrolled machine stands: heard from lately, not lately, or shut out by an admin. */
+export type EnrolledMachineState = "online" | "offline" | "revoked";
+
+/** One enrolled machine of a workspace, as `machines.listWorkspace` and `berth machines` show it. */
+export interface EnrolledMachineView {
+  readonly id: string;
+  readonly name: string;
+  readonly os: string;
+  readonly arch: string;
+  readonly hasDisplay: boolean;
+  readonly boxdVersion: string;
+  readonly state: EnrolledMachineState;
+  readonly lastSeenAt: Date | null;
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+/**
+ * Every machine enrolled in the workspace, revoked ones included (so an admin sees what was shut
+ * out and when), by name. `now` (the Clock's) decides which are online.
+ */
+export async function readEnrolledMachines(
+  db: DbClientOrTx,
+  scope: { workspaceId: string },
+  now: Date,
+): Promise<EnrolledMachineView[]> {
+  const rows = await db.machine.findMany({
+    where: { workspaceId: scope.workspaceId },
+    select: {
+      id: true,
+      name: true,
+      os: true,
+      arch: true,
+      hasDisplay: true,
+      boxdVersion: true,
+      lastSeenAt: true,
+      createdAt: true,
+      revokedAt: true,
+    },
+    orderBy: { name: "asc" },
+  });
+  return rows.map((row) => ({ ...row, state: enrolledMachineState(row, now) }));
+}
+
+/** Revoked whatever its heartbeat; else online while heard from within the window. */
+export function enrolledMachineState(
+  machine: { readonly lastSeenAt: Date | null; readonly revokedAt: Date | null },
+  now: Date,
+): EnrolledMachineState {
+  if (machine.revokedAt !== null) return "revoked";
+  const heardFrom = machine.lastSeenAt;
+  return heardFrom !== null && now.getTime() - heardFrom.getTime() <= MACHINE_ONLINE_WINDOW_MS
+    ? "online"
+    : "offline";
+}
