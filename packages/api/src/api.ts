@@ -15,6 +15,7 @@ import {
 import { DatabaseClock, type Clock } from "@berth/sandbox/clock";
 import { LeaseEventFeed, type LeaseEventFeedSettings } from "@berth/sandbox/events";
 import { TRPCError } from "@trpc/server";
+import { createAgentEnrollHandler } from "./agent/enrollHandler.ts";
 import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import { TokenCache } from "./auth/tokenCache.ts";
@@ -37,6 +38,8 @@ export interface BerthApi {
   handleTrpc(request: Request): Promise<Response>;
   /** Streaming file upload and download under /api/files (files/fileTransfers.ts). */
   handleFiles(request: Request): Promise<Response>;
+  /** POST /agent/v1/enroll: a machine's agent redeems a one-time code (agent/enrollHandler.ts). */
+  handleAgentEnroll(request: Request): Promise<Response>;
   /**
    * Resolves the caller from the request's cookie or bearer token. `ownRender` marks the calls
    * Berth's own server makes while rendering a page (the dashboard's RSC caller): the browser
@@ -143,6 +146,7 @@ export function createBerthApi(
       maxUploadBytes: env.BERTH_MAX_UPLOAD_BYTES,
       logger,
     }),
+    handleAgentEnroll: createAgentEnrollHandler({ db, clock, logger }),
     settled: () => boxes.settled(),
     tokensTrusted: () => tokens.trusted,
     async close() {

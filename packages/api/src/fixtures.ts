@@ -21,6 +21,8 @@ export interface FixtureWorld {
   readonly invitationId: string;
   /** ...and the link token of another, which someone may accept. */
   readonly invitationToken: string;
+  /** A machine enrolled in the workspace (renamed, then revoked, by the positive pass). */
+  readonly machineId: string;
 }
 
 /**

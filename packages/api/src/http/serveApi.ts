@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AGENT_ROUTES } from "@berth/box-protocol";
 import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
 import type { BerthApi } from "../api.ts";
 import { stampClientAddress } from "./clientAddress.ts";
@@ -13,7 +14,8 @@ export interface ServedApi {
 
 /**
  * Serves a BerthApi over plain node:http exactly as the dashboard's routes do (tRPC's fetch
- * adapter at /api/trpc, file transfers at /api/files, sign-in at /api/auth): for typed-client tests, benchmarks, and a
+ * adapter at /api/trpc, file transfers at /api/files, sign-in at /api/auth, a machine's
+ * enrollment at /agent/v1/enroll): for typed-client tests, benchmarks, and a
  * headless API. Closing it closes the server and its open streams, not the API.
  */
 export async function serveApi(
@@ -51,10 +53,12 @@ async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse)
     ? await api.handleAuth(request)
     : path.startsWith("/api/trpc/")
       ? await api.handleTrpc(request)
-      : new Response(
-          "Not found: the API is at /api/trpc, file transfers at /api/files, sign-in at /api/auth.",
-          { status: 404 },
-        );
+      : path === AGENT_ROUTES.enroll
+        ? await api.handleAgentEnroll(request)
+        : new Response(
+            "Not found: the API is at /api/trpc, file transfers at /api/files, sign-in at /api/auth.",
+            { status: 404 },
+          );
   await send(res, response);
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { AGENT_ROUTES, enrollResponseSchema } from "@berth/box-protocol";
 import type { DbClient } from "@berth/db";
 import type { FixtureWorld } from "../../src/fixtures.ts";
 import { createPasswordUser, type BerthApi } from "../../src/index.ts";
@@ -92,6 +93,10 @@ export async function seedWorkspace(
     name: "owner script",
     role: "admin",
   });
+  const machineId = await enrollMachine(api, {
+    code: (await asOwner.machines.enroll({ workspaceId })).code,
+    name: `${label}-machine`,
+  });
   const revocable = await asOwner.invitations.create({ workspaceId, role: "member" });
   const invitation = await asOwner.invitations.create({ workspaceId, role: "member" });
   // Marked used now, so a matrix call within the next minute writes no last_used_at.
@@ -106,12 +111,37 @@ export async function seedWorkspace(
     tokenId: memberToken.id,
     invitationId: revocable.id,
     invitationToken: invitation.url.split("/invite/")[1] ?? "",
+    machineId,
     owner,
     member,
     spare,
     memberToken: memberToken.token,
     adminToken: adminToken.token,
   };
+}
+
+/** Enrolls a machine as its agent would (POST /agent/v1/enroll); its id. */
+export async function enrollMachine(
+  api: BerthApi,
+  options: { code: string; name?: string },
+): Promise<string> {
+  const response = await api.handleAgentEnroll(
+    new Request(`http://berth.test${AGENT_ROUTES.enroll}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        code: options.code,
+        ...(options.name === undefined ? {} : { name: options.name }),
+        os: "linux",
+        arch: "x64",
+        hasDisplay: false,
+        boxdVersion: "0.0.0-test",
+      }),
+    }),
+  );
+  if (response.status !== 201)
+    throw new Error(`enroll answered ${String(response.status)}: ${await response.text()}`);
+  return enrollResponseSchema.parse(await response.json()).machineId;
 }
 
 /** One md5 per table over its rows (those of one workspace, if given), in a stable order. */
