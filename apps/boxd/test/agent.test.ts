@@ -128,12 +128,18 @@ describe("boxd.mjs agent, run from a folder outside the checkout", () => {
     expect(JSON.stringify(manifest)).toContain("notes/a.txt");
 
     // Escapes: `..`, a symlink out of the root, an option smuggled into git; bad input.
-    expect(["outside_workspace", "invalid_request"]).toContain(
-      expectError(await berth.request("read", { path: "../outside" })),
+    // The same answers boxd gives over HTTP (confinement.test.ts).
+    for (const path of ["../outside", "escape", "notes/../../outside"]) {
+      expect(expectError(await berth.request("read", { path }))).toBe("outside_workspace");
+      expect(expectError(await berth.request("write", { path, content: "pwned" }))).toBe(
+        "outside_workspace",
+      );
+    }
+    expect(expectError(await berth.request("list", { path: ".." }))).toBe("outside_workspace");
+    expect(expectError(await berth.request("exec", { argv: ["pwd"], cwd: ".." }))).toBe(
+      "outside_workspace",
     );
-    expect(["outside_workspace", "permission_denied"]).toContain(
-      expectError(await berth.request("read", { path: "escape" })),
-    );
+    expect(await readFile(join(root, "..", "outside"), "utf8")).toBe("secret\n");
     // Taken as a path (after `--`), never as git's option: nothing is written outside.
     const injected = join(root, "..", "injected");
     await berth.request("gitDiff", { path: `--output=${injected}` });
@@ -182,5 +188,16 @@ describe("boxd.mjs agent, run from a folder outside the checkout", () => {
     expect(await third.exited).toBe(3);
     expect(third.output()).toMatch(/this enrollment code is used or unknown/);
     await expect(stat(other)).rejects.toThrow();
+  });
+
+  it("a reply refused with 401 (revoked while connected) ends the agent with exit 4", async () => {
+    berth.revoked = false;
+    const before = berth.hellos.length;
+    const fourth = agent(["--server", berth.url, "--root", root, "--state-dir", stateDir]);
+    await berth.connections(before + 1);
+    berth.refuseReplies = true;
+    void berth.request("list", { path: "" }); // its reply is refused: never answered
+    expect(await fourth.exited).toBe(4);
+    expect(fourth.output()).toMatch(/revoked/);
   });
 });

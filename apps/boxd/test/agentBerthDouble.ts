@@ -25,6 +25,8 @@ export class AgentBerthDouble {
   readonly credential = `cred-${randomUUID()}`;
   codeUsed = false;
   revoked = false;
+  /** Replies alone refused (401), as when a credential is revoked while its channel is open. */
+  refuseReplies = false;
   /** Every enrollment body and channel hello received, in order. */
   readonly enrollments: unknown[] = [];
   readonly hellos: { credential: string; facts: AgentFacts }[] = [];
@@ -128,7 +130,7 @@ export class AgentBerthDouble {
   }
 
   async #reply(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (this.#authorized(request) === undefined) {
+    if (this.refuseReplies || this.#authorized(request) === undefined) {
       sendJson(response, 401, { error: { message: "credential refused" } });
       return;
     }
