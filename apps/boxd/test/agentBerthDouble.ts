@@ -68,6 +68,11 @@ export class AgentBerthDouble {
     return replied;
   }
 
+  /** A heartbeat down the channel, as Berth sends every 15 s. */
+  ping(): void {
+    this.#channel?.write("event: ping\ndata: {}\n\n");
+  }
+
   /** Ends the channel from Berth's side, as a restart would. */
   dropChannel(): void {
     this.#channel?.end();

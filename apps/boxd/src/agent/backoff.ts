@@ -29,4 +29,14 @@ export class Backoff {
   reset(): void {
     this.#attempt = 0;
   }
+
+  /**
+   * The delay before reconnecting after a connection ended: `connectedMs` is how long it was up
+   * (undefined: it never connected). One that lasted BACKOFF_RESET_AFTER_MS starts the schedule
+   * over, so a healthy machine cut off once dials back in half a second, not thirty.
+   */
+  afterEnd(connectedMs: number | undefined): number {
+    if (connectedMs !== undefined && connectedMs >= BACKOFF_RESET_AFTER_MS) this.reset();
+    return this.next();
+  }
 }

@@ -16,6 +16,13 @@ export type ChannelEnd =
   | { readonly kind: "stopped" }
   | { readonly kind: "lost"; readonly reason: string; readonly connected: boolean };
 
+/**
+ * Silence after which a channel is taken for dead and dialled again: Berth pings every 15 s, so
+ * this is four missed pings. Without it a connection lost without a FIN (a NAT forgetting it, a
+ * laptop's sleep) would hold the agent on a channel no request can come down, for good.
+ */
+export const CHANNEL_IDLE_MS = 60_000;
+
 export interface ChannelOptions {
   readonly server: string;
   readonly credential: string;
@@ -27,6 +34,8 @@ export interface ChannelOptions {
   readonly onRequest: (request: AgentRequest) => void;
   /** A `request` event that is not a valid AgentRequest: logged, not answered (no id to trust). */
   readonly onMalformed: (reason: string) => void;
+  /** Default CHANNEL_IDLE_MS; shorter in tests. */
+  readonly idleMs?: number;
 }
 
 /**
@@ -35,6 +44,31 @@ export interface ChannelOptions {
  */
 export async function holdChannel(options: ChannelOptions): Promise<ChannelEnd> {
   const hello = Buffer.from(JSON.stringify(options.facts)).toString("base64url");
+  const idleMs = options.idleMs ?? CHANNEL_IDLE_MS;
+  const idle = new AbortController();
+  let idleTimer = setTimeout(() => idle.abort(), idleMs);
+  try {
+    return await readChannel(options, { hello, idle, resetIdle });
+  } finally {
+    clearTimeout(idleTimer);
+  }
+
+  function resetIdle(): void {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => idle.abort(), idleMs);
+  }
+}
+
+async function readChannel(
+  options: ChannelOptions,
+  watch: { readonly hello: string; readonly idle: AbortController; readonly resetIdle: () => void },
+): Promise<ChannelEnd> {
+  const { hello, idle } = watch;
+  const idleEnd = (connected: boolean): ChannelEnd => ({
+    kind: "lost",
+    reason: "the channel was silent too long",
+    connected,
+  });
   let response: Response;
   try {
     response = await fetch(`${options.server}${AGENT_ROUTES.channel}`, {
@@ -43,10 +77,11 @@ export async function holdChannel(options: ChannelOptions): Promise<ChannelEnd> 
         accept: "text/event-stream",
         [AGENT_HELLO_HEADER]: hello,
       },
-      signal: options.signal,
+      signal: AbortSignal.any([options.signal, idle.signal]),
     });
   } catch (error) {
     if (options.signal.aborted) return { kind: "stopped" };
+    if (idle.signal.aborted) return idleEnd(false);
     return { kind: "lost", reason: describe(error), connected: false };
   }
   if (response.status === 401) {
@@ -76,11 +111,13 @@ export async function holdChannel(options: ChannelOptions): Promise<ChannelEnd> 
   try {
     const decoder = new TextDecoder();
     for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      watch.resetIdle();
       parser.feed(decoder.decode(chunk, { stream: true }));
     }
     return { kind: "lost", reason: "the server ended the channel", connected: true };
   } catch (error) {
     if (options.signal.aborted) return { kind: "stopped" };
+    if (idle.signal.aborted) return idleEnd(true);
     return { kind: "lost", reason: describe(error), connected: true };
   }
 }

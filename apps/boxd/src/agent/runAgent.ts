@@ -3,7 +3,7 @@ import type { AgentRequest } from "@berth/box-protocol";
 import { pino, type Logger } from "pino";
 import { AGENT_USAGE, parseAgentArgs } from "./agentArgs.ts";
 import { openAgentBox, type AgentBox } from "./agentBox.ts";
-import { Backoff, BACKOFF_RESET_AFTER_MS } from "./backoff.ts";
+import { Backoff } from "./backoff.ts";
 import { holdChannel, postReply } from "./channel.ts";
 import { credentialPath, readCredential, type StoredCredential } from "./credentialFile.ts";
 import { enroll } from "./enroll.ts";
@@ -153,10 +153,7 @@ async function serveChannel(session: {
     if (end.kind === "revoked" || revoked()) break;
     if (end.kind === "stopped" || stopped()) return;
     logger.warn({ reason: end.reason }, "disconnected");
-    if (connectedAt !== undefined && Date.now() - connectedAt >= BACKOFF_RESET_AFTER_MS) {
-      backoff.reset();
-    }
-    const wait = backoff.next();
+    const wait = backoff.afterEnd(connectedAt === undefined ? undefined : Date.now() - connectedAt);
     logger.info({ ms: wait }, `reconnect in ${String(wait)} ms`);
     try {
       await delay(wait, undefined, { signal: stop.signal });
