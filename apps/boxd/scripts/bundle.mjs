@@ -6,6 +6,10 @@
 // - daemon.cjs.cache, made by running main.mjs --write-code-cache under node-flags.json;
 // - fsThread.mjs, the module of boxd's worker threads (manifests, extraction), which
 //   daemon.cjs loads from its own folder.
+// - boxd.mjs, the single-file boxd a user's machine runs as `node boxd.mjs agent …` (Berth
+//   serves it): ES module with everything inside, the worker thread's module included (started
+//   from a data: URL), and node-pty replaced by a stub (an agent serves no terminals), so it
+//   needs nothing beside it but Node 20.
 // node-pty stays outside (native). `node scripts/bundle.mjs <folder>` writes there instead.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -37,6 +41,46 @@ await build({
   entryPoints: { main: source("bundleMain.ts"), fsThread: source("workspace/fsThread.ts") },
   outExtension: { ".js": ".mjs" },
   format: "esm",
+});
+
+// The agent's single file. The thread module first, to a string it carries.
+const thread = await build({
+  ...common,
+  outdir: undefined,
+  entryPoints: [source("workspace/fsThread.ts")],
+  format: "esm",
+  write: false,
+});
+const threadCode = thread.outputFiles[0].text;
+const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+/** node-pty's stand-in in boxd.mjs: never called, as the agent refuses terminal operations. */
+const noPty = {
+  name: "no-node-pty",
+  setup(plugin) {
+    plugin.onResolve({ filter: /^node-pty$/ }, () => ({ path: "node-pty", namespace: "no-pty" }));
+    plugin.onLoad({ filter: /.*/, namespace: "no-pty" }, () => ({
+      contents:
+        'export function spawn() { throw new Error("terminals are not available in boxd.mjs"); }',
+      loader: "js",
+    }));
+  },
+};
+await build({
+  ...common,
+  external: [],
+  plugins: [noPty],
+  entryPoints: { boxd: source("main.ts") },
+  outExtension: { ".js": ".mjs" },
+  format: "esm",
+  define: {
+    __BOXD_FS_THREAD__: JSON.stringify(threadCode),
+    __BOXD_VERSION__: JSON.stringify(manifest.version),
+  },
+  // Bundled CommonJS dependencies (pino) require Node's own modules: an ES module has no
+  // require of its own.
+  banner: {
+    js: 'import { createRequire as __boxdCreateRequire } from "node:module"; const require = __boxdCreateRequire(import.meta.url);',
+  },
 });
 
 const flags = JSON.parse(readFileSync(new URL("../node-flags.json", import.meta.url), "utf8"));

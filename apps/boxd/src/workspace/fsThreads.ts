@@ -7,6 +7,9 @@ import { Worker } from "node:worker_threads";
  * never keep boxd alive; one module serves both kinds of work, so a box pays one thread's
  * memory for both.
  */
+/** The thread module's code, inlined by scripts/bundle.mjs into dist/boxd.mjs only. */
+declare const __BOXD_FS_THREAD__: string | undefined;
+
 const running = new Map<string, Worker[]>();
 
 /** `count` threads running `entry`, started as needed. */
@@ -34,6 +37,12 @@ export async function stopFsThreads(entry: URL): Promise<void> {
  * so it does where an image shipped boxd without it.
  */
 export function bundledFsThread(): URL | undefined {
+  // dist/boxd.mjs, the single-file agent, carries the thread's module inside itself.
+  if (typeof __BOXD_FS_THREAD__ === "string") {
+    return new URL(
+      `data:text/javascript;base64,${Buffer.from(__BOXD_FS_THREAD__).toString("base64")}`,
+    );
+  }
   if (import.meta.url.endsWith(".ts")) return undefined;
   const entry = new URL("./fsThread.mjs", import.meta.url);
   return existsSync(entry) ? entry : undefined;
