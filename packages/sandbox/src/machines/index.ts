@@ -7,3 +7,17 @@ export {
   newMachineCredential,
   type AuthenticatedMachine,
 } from "./machineCredential.ts";
+export {
+  AgentChannels,
+  DEFAULT_AGENT_CALL_TIMEOUT_MS,
+  DEFAULT_HEARTBEAT_MS,
+  type AgentCallOptions,
+  type AgentChannelEnd,
+  type AgentChannelsOptions,
+  type AgentConnection,
+  type AgentEvent,
+  type AgentSink,
+  type ConnectingMachine,
+  type MachineTarget,
+} from "./agentChannels.ts";
+export { machineBoxClient, type MachineBoxClient } from "./machineBoxClient.ts";
