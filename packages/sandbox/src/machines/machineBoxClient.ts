@@ -7,7 +7,6 @@ import {
   boxOperations,
   type BoxClient,
   type BoxOperationName,
-  type OperationInput,
 } from "@berth/box-protocol";
 import type { AgentCallOptions, AgentChannels, MachineTarget } from "./agentChannels.ts";
 
