@@ -1,8 +1,11 @@
 import { createDbClient, type DbClient } from "@berth/db";
 import { resolve } from "node:path";
 import {
+  AgentChannels,
+  type AgentChannelsOptions,
   ArchiveRestorer,
   BoxAccess,
+  defaultBoxdEntry,
   archiveStoreFromEnv,
   backendsFromEnv,
   lazyInstallationId,
@@ -15,6 +18,9 @@ import {
 import { DatabaseClock, type Clock } from "@berth/sandbox/clock";
 import { LeaseEventFeed, type LeaseEventFeedSettings } from "@berth/sandbox/events";
 import { TRPCError } from "@trpc/server";
+import { agentBundlePath, createBundleHandler } from "./agent/bundleHandler.ts";
+import { createChannelHandler } from "./agent/channelHandler.ts";
+import { createRepliesHandler } from "./agent/repliesHandler.ts";
 import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import { TokenCache } from "./auth/tokenCache.ts";
@@ -49,6 +55,14 @@ export interface BerthApi {
   settled(): Promise<void>;
   /** Whether this process answers API tokens from its cache now (its LISTEN connection is up). */
   tokensTrusted(): boolean;
+  /** The agent channels this process holds (enrolled machines' agents connected to it). */
+  readonly agentChannels: AgentChannels;
+  /** GET /agent/v1/channel: an agent's channel, Server-Sent Events (agent/channelHandler.ts). */
+  handleAgentChannel(request: Request): Promise<Response>;
+  /** POST /agent/v1/replies: an agent's reply to a request of its channel. */
+  handleAgentReplies(request: Request): Promise<Response>;
+  /** GET /agent/boxd.mjs: the single-file agent, streamed from boxd's build. */
+  handleAgentBundle(request: Request): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -72,6 +86,8 @@ export function createBerthApi(
     leaseEvents?: LeaseEventFeedSettings;
     /** Where internal errors are logged (default: pino's JSON lines on stdout). */
     logger?: ApiLogger;
+    /** The agent channels' replica id, heartbeat interval (0: tests drive it) and call limit. */
+    agentChannels?: Pick<AgentChannelsOptions, "replicaId" | "heartbeatMs" | "callTimeoutMs">;
   } = {},
 ): BerthApi {
   const db: DbClient = createDbClient({ connectionString: env.DATABASE_URL });
@@ -131,6 +147,8 @@ export function createBerthApi(
     };
   }
   const logger = options.logger ?? defaultApiLogger();
+  // One per process: a call reaches a machine only on the replica holding its channel.
+  const agentChannels = new AgentChannels({ db, clock, ...options.agentChannels });
   return {
     router: appRouter,
     auth,
@@ -145,7 +163,15 @@ export function createBerthApi(
     }),
     settled: () => boxes.settled(),
     tokensTrusted: () => tokens.trusted,
+    agentChannels,
+    handleAgentChannel: createChannelHandler({ db, channels: agentChannels }),
+    handleAgentReplies: createRepliesHandler({ db, channels: agentChannels }),
+    handleAgentBundle: createBundleHandler({
+      // The agent bundle is built beside boxd's entry (the launcher names it in a web server).
+      bundlePath: agentBundlePath(env.BERTH_BOXD_ENTRY ?? defaultBoxdEntry()),
+    }),
     async close() {
+      await agentChannels.close();
       await boxes.settled();
       await leaseEvents.close();
       await tokens.close();
