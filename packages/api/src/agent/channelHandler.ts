@@ -64,8 +64,9 @@ export function createChannelHandler(options: {
     return new Response(body, {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-store",
-        // Proxies that buffer (nginx) would hold the events back.
+        // no-transform: a compressing layer (Next's own) would hold events back to fill its
+        // blocks; proxies that buffer (nginx) are told so by x-accel-buffering.
+        "cache-control": "no-store, no-transform",
         "x-accel-buffering": "no",
       },
     });

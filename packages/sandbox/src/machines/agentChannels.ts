@@ -35,7 +35,7 @@ export type AgentSink = (event: AgentEvent) => void;
 export type AgentChannelEnd =
   /** Its holder closed it (the agent went away). */
   | "closed"
-  /** A newer connection of the same machine took its place. */
+  /** A newer connection of the same machine took its place (here, or on another replica). */
   | "replaced"
   /** The machine or the credential it connected with was revoked (seen at a heartbeat). */
   | "revoked"
@@ -175,7 +175,8 @@ export class AgentChannels {
 
   /**
    * One heartbeat round: pings every channel and refreshes its machine's lastSeenAt and its
-   * connection's lastHeartbeatAt; a channel whose machine or credential is revoked ends.
+   * connection's lastHeartbeatAt; a channel whose machine or credential is revoked ends, and
+   * so does one whose row another replica took.
    */
   async heartbeatOnce(): Promise<void> {
     const now = await this.#clock.now();
@@ -195,10 +196,13 @@ export class AgentChannels {
         await this.#forget(machineId);
         continue;
       }
-      await this.#db.machineConnection.updateMany({
+      const held = await this.#db.machineConnection.updateMany({
         where: { machineId, replicaId: this.replicaId },
         data: { lastHeartbeatAt: now },
       });
+      // The machine connected again through another replica (this socket is a leftover the
+      // agent no longer reads): that replica holds it now, and this channel ends.
+      if (held.count === 0) this.#end(channel, "replaced");
     }
   }
 

@@ -33,8 +33,12 @@ async function seedMachine(db: DbClient): Promise<ConnectingMachine> {
   return { machineId: machine.id, workspaceId: workspace.id, credentialHash };
 }
 
-function channelsOn(db: DbClient, clock = new ManualClock()): AgentChannels {
-  const channels = new AgentChannels({ db, clock, replicaId: "replica-a", heartbeatMs: 0 });
+function channelsOn(
+  db: DbClient,
+  clock = new ManualClock(),
+  replicaId = "replica-a",
+): AgentChannels {
+  const channels = new AgentChannels({ db, clock, replicaId, heartbeatMs: 0 });
   opened.push(channels);
   return channels;
 }
@@ -221,5 +225,24 @@ describe("AgentChannels", () => {
     expect(await connection.ended).toBe("revoked");
     expect(channels.holds(machine.machineId)).toBe(false);
     expect(await db.machineConnection.count({ where: { machineId: machine.machineId } })).toBe(0);
+  });
+
+  it("a channel whose machine connected again through another replica ends at its heartbeat", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const clock = new ManualClock();
+    const here = channelsOn(db, clock, "replica-a");
+    const there = channelsOn(db, clock, "replica-b");
+    const older = await here.open(machine, FACTS, recorder().sink);
+    await there.open(machine, FACTS, recorder().sink);
+    await here.heartbeatOnce();
+    expect(await older.ended).toBe("replaced");
+    const row = await db.machineConnection.findUnique({ where: { machineId: machine.machineId } });
+    expect(row?.replicaId).toBe("replica-b");
+    // Replica A does not hold it: a call there is `unavailable` (no relay yet).
+    await expect(here.call(machine, "list", { path: "." })).rejects.toMatchObject({
+      code: "unavailable",
+    });
+    expect(there.holds(machine.machineId)).toBe(true);
   });
 });
