@@ -51,6 +51,7 @@ export function createChannelHandler(options: {
     });
     const connection = await channels.open(machine, facts, (event) => {
       if (closed || controller === undefined) throw new Error("the channel's stream is closed");
+      // data is JSON, which never holds a raw newline: one `data:` line is the whole event.
       controller.enqueue(encoder.encode(`event: ${event.event}\ndata: ${event.data}\n\n`));
     });
     held.connection = connection;

@@ -179,6 +179,8 @@ export class AgentChannels {
    * so does one whose row another replica took.
    */
   async heartbeatOnce(): Promise<void> {
+    // A replica no agent is connected to asks nothing of the database.
+    if (this.#channels.size === 0) return;
     const now = await this.#clock.now();
     for (const channel of [...this.#channels.values()]) {
       if (!this.#send(channel, { event: "ping", data: "{}" })) continue;
