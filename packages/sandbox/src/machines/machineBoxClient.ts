@@ -3,11 +3,7 @@
  * each one a call through the machine's agent channel: so box services can route a session to
  * an enrolled machine (issue 41) as they route it to a box.
  */
-import {
-  boxOperations,
-  type BoxClient,
-  type BoxOperationName,
-} from "@berth/box-protocol";
+import { boxOperations, type BoxClient, type BoxOperationName } from "@berth/box-protocol";
 import type { AgentCallOptions, AgentChannels, MachineTarget } from "./agentChannels.ts";
 
 /** The JSON operations of a BoxClient (streams and terminal attach are not served by agents). */
