@@ -1,8 +1,11 @@
 import { createDbClient, type DbClient } from "@berth/db";
 import { resolve } from "node:path";
 import {
+  AgentChannels,
+  type AgentChannelsOptions,
   ArchiveRestorer,
   BoxAccess,
+  defaultBoxdEntry,
   archiveStoreFromEnv,
   backendsFromEnv,
   lazyInstallationId,
@@ -16,6 +19,9 @@ import { DatabaseClock, type Clock } from "@berth/sandbox/clock";
 import { LeaseEventFeed, type LeaseEventFeedSettings } from "@berth/sandbox/events";
 import { TRPCError } from "@trpc/server";
 import { createAgentEnrollHandler } from "./agent/enrollHandler.ts";
+import { agentBundlePath, createBundleHandler } from "./agent/bundleHandler.ts";
+import { createChannelHandler } from "./agent/channelHandler.ts";
+import { createRepliesHandler } from "./agent/repliesHandler.ts";
 import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import { TokenCache } from "./auth/tokenCache.ts";
@@ -52,6 +58,14 @@ export interface BerthApi {
   settled(): Promise<void>;
   /** Whether this process answers API tokens from its cache now (its LISTEN connection is up). */
   tokensTrusted(): boolean;
+  /** The agent channels this process holds (enrolled machines' agents connected to it). */
+  readonly agentChannels: AgentChannels;
+  /** GET /agent/v1/channel: an agent's channel, Server-Sent Events (agent/channelHandler.ts). */
+  handleAgentChannel(request: Request): Promise<Response>;
+  /** POST /agent/v1/replies: an agent's reply to a request of its channel. */
+  handleAgentReplies(request: Request): Promise<Response>;
+  /** GET /agent/boxd.mjs: the single-file agent, streamed from boxd's build. */
+  handleAgentBundle(request: Request): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -75,6 +89,8 @@ export function createBerthApi(
     leaseEvents?: LeaseEventFeedSettings;
     /** Where internal errors are logged (default: pino's JSON lines on stdout). */
     logger?: ApiLogger;
+    /** The agent channels' replica id, heartbeat interval (0: tests drive it) and call limit. */
+    agentChannels?: Pick<AgentChannelsOptions, "replicaId" | "heartbeatMs" | "callTimeoutMs">;
   } = {},
 ): BerthApi {
   const db: DbClient = createDbClient({ connectionString: env.DATABASE_URL });
@@ -134,6 +150,8 @@ export function createBerthApi(
     };
   }
   const logger = options.logger ?? defaultApiLogger();
+  // One per process: a call reaches a machine only on the replica holding its channel.
+  const agentChannels = new AgentChannels({ db, clock, ...options.agentChannels });
   return {
     router: appRouter,
     auth,
@@ -149,7 +167,15 @@ export function createBerthApi(
     handleAgentEnroll: createAgentEnrollHandler({ db, clock, logger }),
     settled: () => boxes.settled(),
     tokensTrusted: () => tokens.trusted,
+    agentChannels,
+    handleAgentChannel: createChannelHandler({ db, channels: agentChannels }),
+    handleAgentReplies: createRepliesHandler({ db, channels: agentChannels }),
+    handleAgentBundle: createBundleHandler({
+      // The agent bundle is built beside boxd's entry (the launcher names it in a web server).
+      bundlePath: agentBundlePath(env.BERTH_BOXD_ENTRY ?? defaultBoxdEntry()),
+    }),
     async close() {
+      await agentChannels.close();
       await boxes.settled();
       await leaseEvents.close();
       await tokens.close();

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { AGENT_ROUTES } from "@berth/box-protocol";
 import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
+import { AGENT_ROUTES } from "@berth/box-protocol";
 import type { BerthApi } from "../api.ts";
 import { stampClientAddress } from "./clientAddress.ts";
 import { pullStream } from "./pullStream.ts";
@@ -14,8 +14,8 @@ export interface ServedApi {
 
 /**
  * Serves a BerthApi over plain node:http exactly as the dashboard's routes do (tRPC's fetch
- * adapter at /api/trpc, file transfers at /api/files, sign-in at /api/auth, a machine's
- * enrollment at /agent/v1/enroll): for typed-client tests, benchmarks, and a
+ * adapter at /api/trpc, file transfers at /api/files, sign-in at /api/auth, the agents at /agent:
+ * enrollment, channel, replies and the agent bundle): for typed-client tests, benchmarks, and a
  * headless API. Closing it closes the server and its open streams, not the API.
  */
 export async function serveApi(
@@ -53,13 +53,26 @@ async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse)
     ? await api.handleAuth(request)
     : path.startsWith("/api/trpc/")
       ? await api.handleTrpc(request)
-      : path === AGENT_ROUTES.enroll
-        ? await api.handleAgentEnroll(request)
+      : path.startsWith("/agent/")
+        ? await agentRoute(api, request, path)
         : new Response(
             "Not found: the API is at /api/trpc, file transfers at /api/files, sign-in at /api/auth.",
             { status: 404 },
           );
   await send(res, response);
+}
+
+/** The enrolled machines' agent endpoints (AGENT_ROUTES), as the web app's route files map them. */
+function agentRoute(api: BerthApi, request: Request, path: string): Promise<Response> {
+  if (path === AGENT_ROUTES.enroll && request.method === "POST")
+    return api.handleAgentEnroll(request);
+  if (path === AGENT_ROUTES.channel && request.method === "GET")
+    return api.handleAgentChannel(request);
+  if (path === AGENT_ROUTES.replies && request.method === "POST")
+    return api.handleAgentReplies(request);
+  if (path === AGENT_ROUTES.bundle && request.method === "GET")
+    return api.handleAgentBundle(request);
+  return Promise.resolve(new Response("Not found", { status: 404 }));
 }
 
 async function send(res: ServerResponse, response: Response): Promise<void> {
@@ -72,7 +85,8 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
   // An answer is sent in one write; only a stream (server-sent events, a file) is relayed as it
   // comes, waiting for the socket to drain so a slow reader never makes a file pile up here.
   const type = response.headers.get("content-type") ?? "";
-  if (!type.startsWith("text/event-stream") && !type.startsWith("application/octet-stream")) {
+  const streamed = ["text/event-stream", "application/octet-stream", "text/javascript"];
+  if (!streamed.some((kind) => type.startsWith(kind))) {
     res.end(Buffer.from(await response.arrayBuffer()));
     return;
   }

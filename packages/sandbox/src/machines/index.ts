@@ -39,3 +39,17 @@ export {
   type EnrolledMachineState,
   type EnrolledMachineView,
 } from "./enrolledMachines.ts";
+export {
+  AgentChannels,
+  DEFAULT_AGENT_CALL_TIMEOUT_MS,
+  DEFAULT_HEARTBEAT_MS,
+  type AgentCallOptions,
+  type AgentChannelEnd,
+  type AgentChannelsOptions,
+  type AgentConnection,
+  type AgentEvent,
+  type AgentSink,
+  type ConnectingMachine,
+  type MachineTarget,
+} from "./agentChannels.ts";
+export { machineBoxClient, type MachineBoxClient } from "./machineBoxClient.ts";

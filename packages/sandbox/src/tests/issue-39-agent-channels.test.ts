@@ -1,0 +1,248 @@
+import { BoxError, type AgentRequest } from "@berth/box-protocol";
+import type { DbClient } from "@berth/db";
+import { useTestDatabase } from "@berth/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  AgentChannels,
+  machineBoxClient,
+  machineCredentialHash,
+  newMachineCredential,
+  type AgentEvent,
+  type ConnectingMachine,
+} from "../machines/index.ts";
+import { ManualClock } from "../testing/manualClock.ts";
+
+const database = useTestDatabase();
+const FACTS = { os: "linux", arch: "x64", hasDisplay: false, boxdVersion: "0.1.0" };
+const opened: AgentChannels[] = [];
+
+afterEach(async () => {
+  for (const channels of opened.splice(0)) await channels.close();
+});
+
+/** A workspace with one enrolled machine and its credential, as enrollment leaves them. */
+async function seedMachine(db: DbClient): Promise<ConnectingMachine> {
+  const workspace = await db.workspace.create({
+    data: { slug: `ws-${crypto.randomUUID()}`, name: "Workspace" },
+  });
+  const machine = await db.machine.create({
+    data: { workspaceId: workspace.id, name: "laptop", os: "", arch: "" },
+  });
+  const credentialHash = machineCredentialHash(newMachineCredential());
+  await db.machineCredential.create({ data: { machineId: machine.id, credentialHash } });
+  return { machineId: machine.id, workspaceId: workspace.id, credentialHash };
+}
+
+function channelsOn(
+  db: DbClient,
+  clock = new ManualClock(),
+  replicaId = "replica-a",
+): AgentChannels {
+  const channels = new AgentChannels({ db, clock, replicaId, heartbeatMs: 0 });
+  opened.push(channels);
+  return channels;
+}
+
+/** A sink that records what the agent would receive. */
+function recorder(): { sink: (event: AgentEvent) => void; requests: () => AgentRequest[] } {
+  const events: AgentEvent[] = [];
+  return {
+    sink: (event) => events.push(event),
+    requests: () =>
+      events.filter((e) => e.event === "request").map((e) => JSON.parse(e.data) as AgentRequest),
+  };
+}
+
+const listing = {
+  entries: [
+    { path: "a.txt", name: "a.txt", type: "file" as const, mode: 0o644, size: 3, mtimeMs: 1 },
+  ],
+};
+
+describe("AgentChannels", () => {
+  // A held channel sends the request before call() first awaits: no waiting in these tests.
+  it("sends a call as a request event and resolves with the validated reply", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const channels = channelsOn(db);
+    const agent = recorder();
+    await channels.open(machine, FACTS, agent.sink);
+    const answer = channels.call(machine, "list", { path: "." });
+    expect(agent.requests().length).toBe(1);
+    const [request] = agent.requests();
+    expect(request).toMatchObject({ op: "list", input: { path: "." } });
+    expect(channels.reply(machine, { id: request?.id ?? "", ok: true, result: listing })).toBe(
+      true,
+    );
+    expect(await answer).toEqual(listing);
+  });
+
+  it("rejects with the agent's code, refuses bad input, and refuses a malformed result", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const channels = channelsOn(db);
+    const agent = recorder();
+    await channels.open(machine, FACTS, agent.sink);
+    const failing = channels.call(machine, "stat", { path: "../x" });
+    expect(agent.requests().length).toBe(1);
+    const id = agent.requests()[0]?.id ?? "";
+    channels.reply(machine, {
+      id,
+      ok: false,
+      error: { code: "outside_workspace", message: "no" },
+    });
+    await expect(failing).rejects.toMatchObject({ name: "BoxError", code: "outside_workspace" });
+
+    await expect(
+      channels.call(machine, "list", { path: 7 } as unknown as { path: string }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+    expect(agent.requests()).toHaveLength(1);
+
+    const malformed = channels.call(machine, "list", { path: "." });
+    expect(agent.requests().length).toBe(2);
+    channels.reply(machine, { id: agent.requests()[1]?.id ?? "", ok: true, result: { no: 1 } });
+    await expect(malformed).rejects.toMatchObject({ code: "internal" });
+  });
+
+  it("answers unavailable for a machine not connected, not_found for another workspace's", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const other = await seedMachine(db);
+    const channels = channelsOn(db);
+    const error = await channels.call(machine, "list", { path: "." }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BoxError);
+    expect(error).toMatchObject({ code: "unavailable" });
+    expect((error as Error).message).toContain("node boxd.mjs agent");
+
+    // Connected or not, a machine of workspace A is not there for a caller in workspace B.
+    const asOther = { machineId: machine.machineId, workspaceId: other.workspaceId };
+    await expect(channels.call(asOther, "list", { path: "." })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await channels.open(machine, FACTS, recorder().sink);
+    await expect(channels.call(asOther, "list", { path: "." })).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("times out, and ignores a reply under another machine's call id", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const intruder = await seedMachine(db);
+    const channels = channelsOn(db);
+    const agent = recorder();
+    await channels.open(machine, FACTS, agent.sink);
+    await channels.open(intruder, FACTS, recorder().sink);
+    const call = channels.call({ ...machine, timeoutMs: 200 }, "list", { path: "." });
+    expect(agent.requests().length).toBe(1);
+    const id = agent.requests()[0]?.id ?? "";
+    expect(channels.reply(intruder, { id, ok: true, result: listing })).toBe(false);
+    await expect(call).rejects.toMatchObject({ code: "timeout" });
+    // Once timed out, the real machine's late reply finds nothing waiting.
+    expect(channels.reply(machine, { id, ok: true, result: listing })).toBe(false);
+  });
+
+  it("a reconnect replaces the older channel, whose pending calls fail unavailable", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const channels = channelsOn(db);
+    const first = recorder();
+    const older = await channels.open(machine, FACTS, first.sink);
+    const pending = channels.call(machine, "list", { path: "." });
+    expect(first.requests().length).toBe(1);
+    const second = recorder();
+    const newer = await channels.open(machine, FACTS, second.sink);
+    expect(await older.ended).toBe("replaced");
+    await expect(pending).rejects.toMatchObject({ code: "unavailable" });
+    // The older holder's close leaves the newer connection's row alone.
+    await older.close();
+    expect(await db.machineConnection.count({ where: { machineId: machine.machineId } })).toBe(1);
+
+    const client = machineBoxClient(channels, machine);
+    const listed = client.list({ path: "." });
+    expect(second.requests().length).toBe(1);
+    channels.reply(machine, { id: second.requests()[0]?.id ?? "", ok: true, result: listing });
+    expect(await listed).toEqual(listing);
+    await newer.close();
+  });
+
+  it("records the connection and lastSeenAt with the injected clock; close removes the row", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const clock = new ManualClock(new Date("2026-12-02T10:00:00.000Z"));
+    const channels = channelsOn(db, clock);
+    const events: AgentEvent[] = [];
+    const connection = await channels.open(
+      machine,
+      { os: "linux", arch: "arm64", hasDisplay: true, boxdVersion: "1.2.3" },
+      (event) => events.push(event),
+    );
+    expect(
+      await db.machineConnection.findUnique({ where: { machineId: machine.machineId } }),
+    ).toEqual({
+      machineId: machine.machineId,
+      replicaId: "replica-a",
+      connectedAt: new Date("2026-12-02T10:00:00.000Z"),
+      lastHeartbeatAt: new Date("2026-12-02T10:00:00.000Z"),
+    });
+    expect(
+      await db.machine.findUnique({
+        where: { id: machine.machineId },
+        select: { lastSeenAt: true, os: true, arch: true, hasDisplay: true, boxdVersion: true },
+      }),
+    ).toEqual({
+      lastSeenAt: new Date("2026-12-02T10:00:00.000Z"),
+      os: "linux",
+      arch: "arm64",
+      hasDisplay: true,
+      boxdVersion: "1.2.3",
+    });
+
+    clock.advance(15_000);
+    await channels.heartbeatOnce();
+    expect(events.map((e) => e.event)).toEqual(["ping"]);
+    const row = await db.machineConnection.findUnique({ where: { machineId: machine.machineId } });
+    expect(row?.lastHeartbeatAt).toEqual(new Date("2026-12-02T10:00:15.000Z"));
+    const seen = await db.machine.findUnique({ where: { id: machine.machineId } });
+    expect(seen?.lastSeenAt).toEqual(new Date("2026-12-02T10:00:15.000Z"));
+
+    await connection.close();
+    expect(await connection.ended).toBe("closed");
+    expect(await db.machineConnection.count({ where: { machineId: machine.machineId } })).toBe(0);
+  });
+
+  it("ends a channel at the heartbeat after its credential is revoked", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const clock = new ManualClock();
+    const channels = channelsOn(db, clock);
+    const connection = await channels.open(machine, FACTS, recorder().sink);
+    await db.machineCredential.updateMany({
+      where: { machineId: machine.machineId },
+      data: { revokedAt: await clock.now() },
+    });
+    await channels.heartbeatOnce();
+    expect(await connection.ended).toBe("revoked");
+    expect(channels.holds(machine.machineId)).toBe(false);
+    expect(await db.machineConnection.count({ where: { machineId: machine.machineId } })).toBe(0);
+  });
+
+  it("a channel whose machine connected again through another replica ends at its heartbeat", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const clock = new ManualClock();
+    const here = channelsOn(db, clock, "replica-a");
+    const there = channelsOn(db, clock, "replica-b");
+    const older = await here.open(machine, FACTS, recorder().sink);
+    await there.open(machine, FACTS, recorder().sink);
+    await here.heartbeatOnce();
+    expect(await older.ended).toBe("replaced");
+    const row = await db.machineConnection.findUnique({ where: { machineId: machine.machineId } });
+    expect(row?.replicaId).toBe("replica-b");
+    // Replica A does not hold it: a call there is `unavailable` (no relay yet).
+    await expect(here.call(machine, "list", { path: "." })).rejects.toMatchObject({
+      code: "unavailable",
+    });
+    expect(there.holds(machine.machineId)).toBe(true);
+  });
+});
