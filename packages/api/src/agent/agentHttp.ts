@@ -2,7 +2,18 @@
 // boxd's clients already read ({error:{code, message}}, box-protocol's errorBodySchema).
 import type { BoxErrorCode, ErrorBody } from "@berth/box-protocol";
 import type { DbClient } from "@berth/db";
-import { authenticateMachine, machineCredentialHash, type ConnectingMachine } from "@berth/sandbox";
+import {
+  authenticateMachine,
+  machineCredentialHash,
+  type AgentChannels,
+  type ConnectingMachine,
+} from "@berth/sandbox";
+
+/** What the channel and replies endpoints are built over. */
+export interface AgentEndpointDeps {
+  readonly db: DbClient;
+  readonly channels: AgentChannels;
+}
 
 /** The machine a request's `Authorization: Bearer <credential>` admits, or undefined. */
 export async function machineOf(

@@ -5,14 +5,17 @@
  * a newer connection of the machine replaces it, or when the machine is revoked.
  */
 import { AGENT_HELLO_HEADER, agentFactsSchema, type AgentFacts } from "@berth/box-protocol";
-import type { DbClient } from "@berth/db";
-import type { AgentChannels, AgentConnection } from "@berth/sandbox";
-import { agentError, machineOf, UNAUTHORIZED_MESSAGE } from "./agentHttp.ts";
+import type { AgentConnection } from "@berth/sandbox";
+import {
+  agentError,
+  machineOf,
+  UNAUTHORIZED_MESSAGE,
+  type AgentEndpointDeps,
+} from "./agentHttp.ts";
 
-export function createChannelHandler(options: {
-  readonly db: DbClient;
-  readonly channels: AgentChannels;
-}): (request: Request) => Promise<Response> {
+export function createChannelHandler(
+  options: AgentEndpointDeps,
+): (request: Request) => Promise<Response> {
   const { db, channels } = options;
   return async (request) => {
     const machine = await machineOf(db, request);

@@ -3,15 +3,17 @@
  * checked on every POST, so a revoked machine's answers stop counting at once.
  */
 import { agentReplySchema } from "@berth/box-protocol";
-import type { DbClient } from "@berth/db";
-import type { AgentChannels } from "@berth/sandbox";
 import { z } from "zod";
-import { agentError, machineOf, UNAUTHORIZED_MESSAGE } from "./agentHttp.ts";
+import {
+  agentError,
+  machineOf,
+  UNAUTHORIZED_MESSAGE,
+  type AgentEndpointDeps,
+} from "./agentHttp.ts";
 
-export function createRepliesHandler(options: {
-  readonly db: DbClient;
-  readonly channels: AgentChannels;
-}): (request: Request) => Promise<Response> {
+export function createRepliesHandler(
+  options: AgentEndpointDeps,
+): (request: Request) => Promise<Response> {
   const { db, channels } = options;
   return async (request) => {
     const machine = await machineOf(db, request);
