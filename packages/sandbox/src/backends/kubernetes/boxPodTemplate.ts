@@ -109,7 +109,8 @@ function identityParts(identity: BoxPodSettings["identity"]): IdentityParts {
       return {
         env: [{ name: "BOXD_POOL_KEY_FILE", value: `${POOL_KEY_MOUNT_PATH}/${POOL_KEY_KEY}` }],
         mount: { name: POOL_KEY_VOLUME, mountPath: POOL_KEY_MOUNT_PATH, readOnly: true },
-        // Readable by boxd's user only: the commands a box runs go as BOXD_COMMAND_USER.
+        // Readable by its owner only: kept from the box's commands when they run as another user
+        // (BOXD_COMMAND_USER); otherwise a box can read it (README, "Warm pools").
         volume: {
           name: POOL_KEY_VOLUME,
           secret: { secretName: POOL_KEY_SECRET, defaultMode: 0o400 },

@@ -28,16 +28,12 @@ import type { KubeClient } from "./kubeClient.ts";
 import { backendInvalid, boxNotFound, toBackendError } from "./kubeBackendErrors.ts";
 import { KubeError } from "./kubeErrors.ts";
 import { retrying } from "./kubeRetry.ts";
-import {
-  SANDBOX,
-  SANDBOX_CLAIM,
-  type CustomKind,
-  type KubeObject,
-  type PodReading,
-} from "./kubeObjects.ts";
+import { SANDBOX, type KubeObject, type PodReading } from "./kubeObjects.ts";
 import { writeOperatingMode } from "./operatingModeWrite.ts";
 import { poolKey } from "./poolKeySecret.ts";
+import { objectGone } from "./objectGone.ts";
 import { sweepStrayClaims } from "./strayClaims.ts";
+import { releaseWarmClaim } from "./warmClaim.ts";
 import { BoxMaker, type BoxRequest } from "./boxMaker.ts";
 import { bindPooledBoxd } from "./boxdBinding.ts";
 import { hostOf, whyUnbound } from "./podBinding.ts";
@@ -291,7 +287,8 @@ export class KubernetesBackend implements Backend {
       // A box taken from a warm pool first leaves its claim (which would otherwise bind
       // another member in its place); the claim goes with Orphan, so only the delete below,
       // fenced, decides the Sandbox's fate.
-      const release = (sandbox: KubeObject) => this.#releaseClaimOf(op, sandbox);
+      const release = (sandbox: KubeObject) =>
+        releaseWarmClaim(this.#client, op, { sandbox, intervalMs: this.#pollIntervalMs });
       const outcome = await retrying(
         op,
         async () => {
@@ -313,32 +310,10 @@ export class KubernetesBackend implements Backend {
       if (outcome === "already_gone") return;
       // Deleted once the API no longer answers it (a finalizer may hold it a while); its pod,
       // Service and PVC go with it by garbage collection.
-      await this.#poll(op, "the Sandbox was not deleted", () => this.#isGone(op, target));
+      await this.#poll(op, "the Sandbox was not deleted", () =>
+        objectGone(this.#client, op, target),
+      );
     });
-  }
-
-  /**
-   * Deletes the warm claim that took the box, keeping the box, and waits until it is gone: the
-   * garbage collector takes its owner reference off the Sandbox first, a write the Sandbox's
-   * fenced delete must read before it is sent.
-   */
-  async #releaseClaimOf(op: Operation, sandbox: KubeObject): Promise<void> {
-    const name = sandbox.metadata.labels?.[LABELS.warmClaim];
-    if (name === undefined) return;
-    const target = { kind: SANDBOX_CLAIM, name };
-    if ((await this.#client.delete(op, target, { propagationPolicy: "Orphan" })) === "already_gone")
-      return;
-    await this.#poll(op, `SandboxClaim ${name} was not deleted`, () => this.#isGone(op, target));
-  }
-
-  async #isGone(op: Operation, target: { kind: CustomKind; name: string }): Promise<boolean> {
-    try {
-      await this.#client.get(op, target);
-      return false;
-    } catch (error) {
-      if (error instanceof KubeError && error.kind === "gone") return true;
-      throw error;
-    }
   }
 
   sweepStrays(horizon: Date): Promise<StraySweep> {

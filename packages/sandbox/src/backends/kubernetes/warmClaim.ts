@@ -28,6 +28,7 @@ import { KubeError } from "./kubeErrors.ts";
 import { retrying } from "./kubeRetry.ts";
 import { SANDBOX, SANDBOX_CLAIM, apiVersionOf, type KubeObject } from "./kubeObjects.ts";
 import type { Operation } from "./operation.ts";
+import { objectGone } from "./objectGone.ts";
 import { pollUntil } from "./operationPoll.ts";
 import { sandboxLabels } from "./sandboxLabels.ts";
 import { sandboxNameFor } from "./sandboxNames.ts";
@@ -240,4 +241,25 @@ function claimStatus(claim: KubeObject): ClaimStatus {
       ? { reason, message: typeof ready.message === "string" ? ready.message : "" }
       : undefined,
   };
+}
+
+/**
+ * Deletes the warm claim that took a box, keeping the box, and waits until it is gone: the
+ * garbage collector takes its owner reference off the Sandbox first, a write the Sandbox's
+ * fenced delete must read before it is sent. A box no claim took: nothing to do.
+ */
+export async function releaseWarmClaim(
+  client: KubeClient,
+  op: Operation,
+  input: { readonly sandbox: KubeObject; readonly intervalMs: number },
+): Promise<void> {
+  const name = input.sandbox.metadata.labels?.[LABELS.warmClaim];
+  if (name === undefined) return;
+  const target = { kind: SANDBOX_CLAIM, name };
+  if ((await client.delete(op, target, { propagationPolicy: "Orphan" })) === "already_gone") return;
+  await pollUntil(op, {
+    intervalMs: input.intervalMs,
+    waitingFor: `SandboxClaim ${name} was not deleted`,
+    done: () => objectGone(client, op, target),
+  });
 }
