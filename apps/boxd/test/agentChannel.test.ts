@@ -25,6 +25,7 @@ function hold(idleMs: number, requests: AgentRequest[] = []) {
     onConnected: () => undefined,
     onRequest: (request) => requests.push(request),
     onMalformed: () => undefined,
+    onRotate: () => undefined,
   });
   return { stop, ended };
 }

@@ -65,6 +65,13 @@ describe("berth machines (enrolled)", () => {
     expect(renamed.code, renamed.stderr).toBe(0);
     expect(renamed.json()).toEqual({ machine: { machineId, name: "desk" } });
 
+    // Not connected: the agent rotates when it next connects.
+    const rotated = await world.berth(["machines", "rotate", machineId]);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stdout).toContain(
+      `${machineId}: its agent will rotate its credential when it next connects`,
+    );
+
     const revoked = await world.berth(["machines", "revoke", machineId]);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain(`${machineId} revoked at`);

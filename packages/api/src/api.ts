@@ -22,6 +22,7 @@ import { createAgentEnrollHandler } from "./agent/enrollHandler.ts";
 import { agentBundlePath, createBundleHandler } from "./agent/bundleHandler.ts";
 import { createChannelHandler } from "./agent/channelHandler.ts";
 import { createRepliesHandler } from "./agent/repliesHandler.ts";
+import { createRotateHandler } from "./agent/rotateHandler.ts";
 import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import { TokenCache } from "./auth/tokenCache.ts";
@@ -64,6 +65,8 @@ export interface BerthApi {
   handleAgentChannel(request: Request): Promise<Response>;
   /** POST /agent/v1/replies: an agent's reply to a request of its channel. */
   handleAgentReplies(request: Request): Promise<Response>;
+  /** POST /agent/v1/rotate: an agent exchanges its credential for a new one (agent/rotateHandler.ts). */
+  handleAgentRotate(request: Request): Promise<Response>;
   /** GET /agent/boxd.mjs: the single-file agent, streamed from boxd's build. */
   handleAgentBundle(request: Request): Promise<Response>;
   close(): Promise<void>;
@@ -103,6 +106,8 @@ export function createBerthApi(
   });
   const tokens = new TokenCache({ db, connectionString: env.DATABASE_URL });
   const boxes = (options.boxes ?? configuredBoxes(env))(db, clock, leaseEvents);
+  // One per process: a call reaches a machine only on the replica holding its channel.
+  const agentChannels = new AgentChannels({ db, clock, ...options.agentChannels });
   const origins = trustedOrigins(env.BERTH_PUBLIC_URL);
   const auth = createAuth({
     db,
@@ -147,11 +152,10 @@ export function createBerthApi(
       leaseEvents,
       boxes,
       tokens,
+      agentChannels,
     };
   }
   const logger = options.logger ?? defaultApiLogger();
-  // One per process: a call reaches a machine only on the replica holding its channel.
-  const agentChannels = new AgentChannels({ db, clock, ...options.agentChannels });
   return {
     router: appRouter,
     auth,
@@ -170,6 +174,7 @@ export function createBerthApi(
     agentChannels,
     handleAgentChannel: createChannelHandler({ db, channels: agentChannels }),
     handleAgentReplies: createRepliesHandler({ db, channels: agentChannels }),
+    handleAgentRotate: createRotateHandler({ db, clock }),
     handleAgentBundle: createBundleHandler({
       // The agent bundle is built beside boxd's entry (the launcher names it in a web server).
       bundlePath: agentBundlePath(env.BERTH_BOXD_ENTRY ?? defaultBoxdEntry()),

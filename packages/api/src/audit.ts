@@ -1,12 +1,12 @@
-import type { DbClientOrTx, Prisma } from "@berth/db";
-import type { AuditActor } from "./trpc.ts";
+import type { AuditActorKind, DbClientOrTx, Prisma } from "@berth/db";
 
 /** One row of the one audit log (the lease's AuditEvent table); written in the change's transaction. */
 export async function writeAudit(
   db: DbClientOrTx,
   event: {
     workspaceId: string;
-    actor: AuditActor;
+    /** A procedure's caller (AuditActor), or a machine's agent acting with its credential. */
+    actor: { readonly kind: AuditActorKind; readonly id: string };
     action: string;
     target: { kind: string; id: string };
     before?: Prisma.InputJsonValue;

@@ -1,5 +1,5 @@
 import type { DbClient, MembershipRole } from "@berth/db";
-import type { BackendKind, BoxAccess } from "@berth/sandbox";
+import type { AgentChannels, BackendKind, BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
 import type { LeaseEventFeed } from "@berth/sandbox/events";
 import { initTRPC, TRPCError } from "@trpc/server";
@@ -43,6 +43,8 @@ export interface ApiContext {
   readonly leaseEvents: LeaseEventFeed;
   /** Verified API tokens; whoever changes a token or a membership calls `forget` after commit. */
   readonly tokens: TokenCache;
+  /** The enrolled machines' agent channels this process holds. */
+  readonly agentChannels: AgentChannels;
 }
 
 /** Who an audit row names for this caller. */

@@ -203,6 +203,34 @@ describe("the agent channel over HTTP", () => {
     expect((await postReply(machine.credential, reply)).status).toBe(204);
   });
 
+  it("the rotate endpoint issues a new credential for a valid one, and refuses unknown or revoked ones (401)", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const rotate = (credential: string) =>
+      fetch(`${served.url}${AGENT_ROUTES.rotate}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${credential}` },
+      });
+    expect((await rotate(newMachineCredential())).status).toBe(401);
+    const issued = await rotate(machine.credential);
+    expect(issued.status).toBe(201);
+    const { credential } = (await issued.json()) as { credential: string };
+    // Both work until the new one opens a channel.
+    const accepted = await db.machineCredential.count({
+      where: { machineId: machine.machineId, revokedAt: null },
+    });
+    expect(accepted).toBe(2);
+    expect(credential).not.toBe(machine.credential);
+    await db.machine.update({
+      where: { id: machine.machineId },
+      data: { revokedAt: new Date() },
+    });
+    const refused = await rotate(credential);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { code: "unauthorized" } });
+    expect(await db.machineCredential.count({ where: { machineId: machine.machineId } })).toBe(2);
+  });
+
   it("serves the agent bundle from beside boxd's entry, 503 until it is built", async () => {
     const bundle = `${served.url}${AGENT_ROUTES.bundle}`;
     const missing = await fetch(bundle);

@@ -1,14 +1,15 @@
 // Issue 39 end to end: a real agent process, run from the boxd.mjs Berth serves (fetched over
 // HTTP into a folder outside the checkout), enrolls over loopback with a code an admin made,
 // holds its channel, and serves files, git and exec through it — confined to its --root. A
-// machine of workspace A is unreachable from B; a revoked machine's agent is refused and stops.
+// machine of workspace A is unreachable from B; a rotation replaces its credential; a revoked
+// machine's agent is cut off at once and stops.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AGENT_ROUTES, BoxError } from "@berth/box-protocol";
-import { machineBoxClient } from "@berth/sandbox";
+import { machineBoxClient, machineCredentialHash } from "@berth/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveApi, type ServedApi } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
@@ -136,15 +137,43 @@ describe("an enrolled machine, end to end", () => {
     });
     expect(await codeError(fromB.list({ path: "" }))).toBe("not_found");
 
-    // Revoked: its next answer is refused, and the agent stops (exit 4), never to reconnect.
-    await owner.machines.revoke({ workspaceId: a.workspaceId, machineId });
+    // Rotated by an admin: the agent exchanges its credential, saves the new one (still 0600),
+    // connects with it, and from then on the old one is refused.
+    const credentialOf = async () =>
+      (JSON.parse(await readFile(credentialFile, "utf8")) as { credential: string }).credential;
+    const before = await credentialOf();
+    const rotation = await owner.machines.rotateCredential({
+      workspaceId: a.workspaceId,
+      machineId,
+    });
+    expect(rotation.delivery).toBe("sent");
+    await eventually("the old credential's retirement", async () => {
+      const old = await suite.db.machineCredential.findUnique({
+        where: { credentialHash: machineCredentialHash(before) },
+      });
+      return old?.revokedAt != null && suite.api.agentChannels.holds(machineId);
+    });
+    expect(await credentialOf()).not.toBe(before);
+    expect((await stat(credentialFile)).mode & 0o777).toBe(0o600);
+    const stale = await fetch(`${served.url}${AGENT_ROUTES.channel}`, {
+      headers: { authorization: `Bearer ${before}` },
+    });
+    expect(stale.status).toBe(401);
+    expect((await box.read({ path: "notes/hello.txt" })).content).toBe("from berth");
+    const audit = await suite.db.auditEvent.findMany({
+      where: { targetId: machineId, action: { startsWith: "machine.credential" } },
+      orderBy: { id: "asc" },
+    });
+    expect(audit.map((row) => [row.action, row.actorKind])).toEqual([
+      ["machine.credential.rotation_request", "user"],
+      ["machine.credential.rotate", "machine"],
+    ]);
+
+    // Revoked: its channel ends at once, its reconnect is refused, and the agent stops (exit 4)
+    // without a call having to reach it.
     const exited = once(agent, "exit");
-    const revoked = machineBoxClient(
-      suite.api.agentChannels,
-      { machineId, workspaceId: a.workspaceId },
-      { timeoutMs: 2_000 },
-    );
-    expect(await codeError(revoked.list({ path: "" }))).not.toBe("resolved");
+    await owner.machines.revoke({ workspaceId: a.workspaceId, machineId });
+    expect(suite.api.agentChannels.holds(machineId)).toBe(false);
     const [exitCode] = (await exited) as [number | null];
     expect(exitCode, output).toBe(4);
   }, 60_000);

@@ -69,8 +69,8 @@ export type BoxIsolation = (typeof boxIsolations)[number];
 export const boxNetworks = ["none", "egress", "host", "pod"] as const;
 export type BoxNetwork = (typeof boxNetworks)[number];
 
-/** Who performed an audited action. */
-export const auditActorKinds = ["user", "token", "system"] as const;
+/** Who performed an audited action (`machine`: an enrolled machine's agent, with its credential). */
+export const auditActorKinds = ["user", "token", "system", "machine"] as const;
 export type AuditActorKind = (typeof auditActorKinds)[number];
 
 /** Where a stored archive stands. */

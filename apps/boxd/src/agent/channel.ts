@@ -8,7 +8,7 @@ import {
   type AgentRequest,
 } from "@berth/box-protocol";
 import { createParser } from "eventsource-parser";
-import { refusalMessage } from "./httpMessage.ts";
+import { describeFetchError, refusalMessage } from "./httpMessage.ts";
 
 /** How one channel connection ended: the credential refused, or anything else (reconnect). */
 export type ChannelEnd =
@@ -34,6 +34,8 @@ export interface ChannelOptions {
   readonly onRequest: (request: AgentRequest) => void;
   /** A `request` event that is not a valid AgentRequest: logged, not answered (no id to trust). */
   readonly onMalformed: (reason: string) => void;
+  /** A `rotate` event: an admin asked for a new credential (rotate.ts). */
+  readonly onRotate: () => void;
   /** Default CHANNEL_IDLE_MS; shorter in tests. */
   readonly idleMs?: number;
 }
@@ -82,7 +84,7 @@ async function readChannel(
   } catch (error) {
     if (options.signal.aborted) return { kind: "stopped" };
     if (idle.signal.aborted) return idleEnd(false);
-    return { kind: "lost", reason: describe(error), connected: false };
+    return { kind: "lost", reason: describeFetchError(error), connected: false };
   }
   if (response.status === 401) {
     await response.body?.cancel();
@@ -95,6 +97,10 @@ async function readChannel(
   options.onConnected();
   const parser = createParser({
     onEvent: (event) => {
+      if (event.event === AGENT_EVENTS.rotate) {
+        options.onRotate();
+        return;
+      }
       if (event.event !== AGENT_EVENTS.request) return; // ping and unknown events: keep-alives
       let data: unknown;
       try {
@@ -118,7 +124,7 @@ async function readChannel(
   } catch (error) {
     if (options.signal.aborted) return { kind: "stopped" };
     if (idle.signal.aborted) return idleEnd(true);
-    return { kind: "lost", reason: describe(error), connected: true };
+    return { kind: "lost", reason: describeFetchError(error), connected: true };
   }
 }
 
@@ -149,12 +155,6 @@ export async function postReply(options: {
     await response.body?.cancel();
     return { outcome: "posted" };
   } catch (error) {
-    return { outcome: "failed", reason: describe(error) };
+    return { outcome: "failed", reason: describeFetchError(error) };
   }
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return `${error.message}${cause}`;
 }

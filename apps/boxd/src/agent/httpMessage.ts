@@ -10,3 +10,10 @@ export async function refusalMessage(response: Response): Promise<string> {
   }
   return text.trim() === "" ? `HTTP ${String(response.status)}` : text.trim().slice(0, 500);
 }
+
+/** A failed fetch's words: fetch's own ("fetch failed") say little without their cause. */
+export function describeFetchError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return `${error.message}${cause}`;
+}

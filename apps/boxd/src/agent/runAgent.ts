@@ -10,6 +10,7 @@ import { enroll } from "./enroll.ts";
 import { readAgentEnv } from "./env.ts";
 import { AGENT_EXIT, AgentExit } from "./exitCodes.ts";
 import { agentFacts } from "./facts.ts";
+import { CredentialKeeper } from "./rotate.ts";
 
 /**
  * `boxd agent …`: enrolls (when given a code), then holds the channel to Berth and serves its
@@ -80,22 +81,26 @@ async function runAgent(argv: readonly string[]): Promise<void> {
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
   try {
-    await serveChannel({ server: options.server, stored, facts, box, logger, stop });
+    const credentials = new CredentialKeeper(options.stateDir, stored, logger);
+    await serveChannel({ server: options.server, credentials, facts, box, logger, stop });
   } finally {
     await box.close();
   }
 }
 
-/** Holds the channel, reconnecting with backoff, until stopped or revoked. */
+/**
+ * Holds the channel, reconnecting with backoff, until stopped or revoked; after a credential
+ * rotation, at once with the new credential.
+ */
 async function serveChannel(session: {
   readonly server: string;
-  readonly stored: StoredCredential;
+  readonly credentials: CredentialKeeper;
   readonly facts: ReturnType<typeof agentFacts>;
   readonly box: AgentBox;
   readonly logger: Logger;
   readonly stop: AbortController;
 }): Promise<void> {
-  const { server, stored, box, logger, stop } = session;
+  const { server, credentials, box, logger, stop } = session;
   const backoff = new Backoff();
   // A 401 on a reply ends the channel too: the credential is gone, so is everything it held.
   // Read through functions: both change under the loop's awaits, out of the compiler's sight.
@@ -108,13 +113,25 @@ async function serveChannel(session: {
     connection.abort.abort();
   };
   stop.signal.addEventListener("abort", () => connection.abort.abort());
+  // Set when a rotation saved a new credential: the channel is dialled again with it, no backoff.
+  const rotation = { saved: false };
+  const rotate = () => {
+    void credentials.rotate().then((result) => {
+      if (result === "revoked") revoke();
+      if (result !== "rotated") return;
+      rotation.saved = true;
+      connection.abort.abort();
+    });
+  };
 
   const serve = (request: AgentRequest) => {
     const started = performance.now();
     void box.serve(request).then(async (reply) => {
       const ms = Math.round(performance.now() - started);
-      const posted = await postReply({ server, credential: stored.credential, reply });
-      if (posted.outcome === "revoked") revoke();
+      const { credential } = credentials.current;
+      const posted = await postReply({ server, credential, reply });
+      // A 401 for a credential rotated away meanwhile says nothing of the current one.
+      if (posted.outcome === "revoked" && credential === credentials.current.credential) revoke();
       else if (posted.outcome === "failed") {
         logger.warn(
           { id: request.id, op: request.op, reason: posted.reason },
@@ -138,6 +155,7 @@ async function serveChannel(session: {
     connection.abort = new AbortController();
     if (stopped()) return;
     let connectedAt: number | undefined;
+    const stored = credentials.current;
     const end = await holdChannel({
       server,
       credential: stored.credential,
@@ -149,8 +167,13 @@ async function serveChannel(session: {
       },
       onRequest: serve,
       onMalformed: (reason) => logger.warn({ reason }, "malformed request ignored"),
+      onRotate: rotate,
     });
     if (end.kind === "revoked" || revoked()) break;
+    if (rotation.saved && !stopped()) {
+      rotation.saved = false;
+      continue;
+    }
     if (end.kind === "stopped" || stopped()) return;
     logger.warn({ reason: end.reason }, "disconnected");
     const wait = backoff.afterEnd(connectedAt === undefined ? undefined : Date.now() - connectedAt);

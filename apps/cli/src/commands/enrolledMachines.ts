@@ -4,7 +4,7 @@ import { usageError } from "../errors.ts";
 import { formatTime, table } from "../output.ts";
 
 /**
- * `berth machines enroll | enrolled | rename | revoke`: the workspace's own machines (issue 39),
+ * `berth machines enroll | enrolled | rename | rotate | revoke`: the workspace's own machines (issue 39),
  * which join with a one-time code and run Berth's agent (`node boxd.mjs agent …`).
  */
 export function registerEnrolledMachines(machines: Command, cli: CliContext): void {
@@ -71,6 +71,26 @@ export function registerEnrolledMachines(machines: Command, cli: CliContext): vo
       const { client, workspaceId } = await cli.connect();
       const renamed = await client.machines.rename.mutate({ workspaceId, machineId, name });
       cli.output(this).result({ machine: renamed }, () => `${renamed.machineId} ${renamed.name}`);
+    });
+
+  machines
+    .command("rotate")
+    .description("Replace an enrolled machine's credential (admins): its agent swaps it itself")
+    .argument("<id>", "the machine's id (`berth machines enrolled`)")
+    .addHelpText(
+      "after",
+      "\nThe agent is told now if it is connected, else when it next connects; it saves the new\ncredential and reconnects with it. The old one works until then, and never after.",
+    )
+    .action(async (machineId: string, _options: unknown, command: Command) => {
+      const { client, workspaceId } = await cli.connect();
+      const rotation = await client.machines.rotateCredential.mutate({ workspaceId, machineId });
+      cli
+        .output(command)
+        .result({ rotation }, () =>
+          rotation.delivery === "sent"
+            ? `${rotation.machineId}: its agent was told to rotate its credential now`
+            : `${rotation.machineId}: its agent will rotate its credential when it next connects`,
+        );
     });
 
   machines

@@ -18,7 +18,7 @@ export function registerMachines(program: Command, cli: CliContext): void {
     )
     .addHelpText(
       "after",
-      "\nWithout --session: one group box per session (one query for the whole workspace).\nYour own machines: `berth machines enroll` makes a one-time code to enroll one,\n`berth machines enrolled` lists them (online/offline/revoked), `rename` and `revoke` manage them.\n`instanceId` is null while a box is cold; enrolled machines are online or offline.\nISOLATION is the running box's isolation/network (bubblewrap/egress, say); `none` is a box\nrunning unisolated, as the server's own user on its network, replaced at its next drain once\nbubblewrap works there. LIMITS are the box's process, memory, CPU and disk limits.",
+      "\nWithout --session: one group box per session (one query for the whole workspace).\nYour own machines: `berth machines enroll` makes a one-time code to enroll one,\n`berth machines enrolled` lists them (online/offline/revoked), `rename`, `rotate` and `revoke` manage them.\n`instanceId` is null while a box is cold; enrolled machines are online or offline.\nISOLATION is the running box's isolation/network (bubblewrap/egress, say); `none` is a box\nrunning unisolated, as the server's own user on its network, replaced at its next drain once\nbubblewrap works there. LIMITS are the box's process, memory, CPU and disk limits.",
     )
     .action(async (options: { session?: string }, command: Command) => {
       const { client, workspaceId } = await cli.connect();

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
-import { AGENT_ROUTES } from "@berth/box-protocol";
+import { AGENT_ENDPOINTS } from "../agent/agentEndpoints.ts";
 import type { BerthApi } from "../api.ts";
 import { stampClientAddress } from "./clientAddress.ts";
 import { pullStream } from "./pullStream.ts";
@@ -62,17 +62,12 @@ async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse)
   await send(res, response);
 }
 
-/** The enrolled machines' agent endpoints (AGENT_ROUTES), as the web app's route files map them. */
 function agentRoute(api: BerthApi, request: Request, path: string): Promise<Response> {
-  if (path === AGENT_ROUTES.enroll && request.method === "POST")
-    return api.handleAgentEnroll(request);
-  if (path === AGENT_ROUTES.channel && request.method === "GET")
-    return api.handleAgentChannel(request);
-  if (path === AGENT_ROUTES.replies && request.method === "POST")
-    return api.handleAgentReplies(request);
-  if (path === AGENT_ROUTES.bundle && request.method === "GET")
-    return api.handleAgentBundle(request);
-  return Promise.resolve(new Response("Not found", { status: 404 }));
+  const endpoint = AGENT_ENDPOINTS.find(
+    (candidate) => candidate.path === path && candidate.method === request.method,
+  );
+  if (endpoint === undefined) return Promise.resolve(new Response("Not found", { status: 404 }));
+  return api[endpoint.handler](request);
 }
 
 async function send(res: ServerResponse, response: Response): Promise<void> {

@@ -4,6 +4,7 @@ import {
   readEnrolledMachines,
   readMachines,
   renameMachine,
+  requestCredentialRotation,
   revokeMachine,
 } from "@berth/sandbox";
 import { idSchema } from "@berth/validators";
@@ -122,12 +123,54 @@ export const machinesRouter = {
     }),
 
   /**
+   * Asks the machine's agent to replace its credential: told now when its channel is held by
+   * this process (`delivery: "sent"`), else at its next connect or its holder's next heartbeat.
+   * The old credential works until the agent connects with the new one, then never again.
+   */
+  rotateCredential: adminProcedure.input(machineInput).mutation(async ({ ctx, input }) => {
+    const now = await ctx.clock.now();
+    const requested = await ctx.db.$transaction(async (tx) => {
+      const ref = { workspaceId: ctx.workspaceId, machineId: input.machineId };
+      const outcome = await requestCredentialRotation(tx, { ...ref, now });
+      if (outcome.outcome === "requested")
+        await writeAudit(tx, {
+          workspaceId: ctx.workspaceId,
+          actor: ctx.actor,
+          action: "machine.credential.rotation_request",
+          target: { kind: "machine", id: input.machineId },
+          at: now,
+        });
+      return outcome;
+    });
+    switch (requested.outcome) {
+      case "requested":
+      case "already_requested": {
+        const sent = ctx.agentChannels.requestRotation(input.machineId);
+        return {
+          machineId: input.machineId,
+          requestedAt: requested.requestedAt,
+          delivery: sent ? ("sent" as const) : ("next_connect" as const),
+        };
+      }
+      case "revoked":
+        throw new TRPCError({
+          code: "PRECONDITION_FAILED",
+          message: "The machine is revoked: it has no credential to rotate. Enroll it again.",
+        });
+      case "not_found":
+        throw noSuchMachine();
+      default:
+        return assertNever(requested);
+    }
+  }),
+
+  /**
    * Shuts a machine out for good: none of its credentials is accepted again and its channel is
    * dropped. Revoking a revoked machine answers as the first revoke did and writes nothing.
    */
   revoke: adminProcedure.input(machineInput).mutation(async ({ ctx, input }) => {
     const now = await ctx.clock.now();
-    return await ctx.db.$transaction(async (tx) => {
+    const answer = await ctx.db.$transaction(async (tx) => {
       const ref = { workspaceId: ctx.workspaceId, machineId: input.machineId };
       const revoked = await revokeMachine(tx, { ...ref, now });
       switch (revoked.outcome) {
@@ -149,6 +192,10 @@ export const machinesRouter = {
           return assertNever(revoked);
       }
     });
+    // After commit: the channel held here ends now; one held by another replica at its next
+    // heartbeat (its credential no longer matches a live row).
+    await ctx.agentChannels.endRevoked(input.machineId);
+    return answer;
   }),
 } satisfies TRPCRouterRecord;
 
@@ -161,7 +208,7 @@ function assertNever(value: never): never {
   throw new Error(`unexpected outcome ${JSON.stringify(value)}`);
 }
 
-// In definition order: rename runs before revoke in the matrix's positive pass.
+// In definition order: rename and rotateCredential run before revoke in the matrix's positive pass.
 export const machinesFixtures: RouterFixtures<typeof machinesRouter> = {
   list: {
     access: "member",
@@ -178,6 +225,11 @@ export const machinesFixtures: RouterFixtures<typeof machinesRouter> = {
     access: "admin",
     scope: "tenant",
     input: (w) => ({ workspaceId: w.workspaceId, machineId: w.machineId, name: "renamed" }),
+  },
+  rotateCredential: {
+    access: "admin",
+    scope: "tenant",
+    input: (w) => ({ workspaceId: w.workspaceId, machineId: w.machineId }),
   },
   revoke: {
     access: "admin",

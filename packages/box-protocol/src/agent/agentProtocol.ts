@@ -16,6 +16,11 @@ export const AGENT_ROUTES = {
   channel: "/agent/v1/channel",
   /** POST agentReplySchema → 204. */
   replies: "/agent/v1/replies",
+  /**
+   * POST, no body → 201 rotateResponseSchema: a new credential for the machine presenting its
+   * current one, which stays accepted until the new one opens a channel (told by AGENT_EVENTS.rotate).
+   */
+  rotate: "/agent/v1/rotate",
   /** GET: the single-file boxd (`node boxd.mjs agent …`), served by Berth itself. */
   bundle: "/agent/boxd.mjs",
 } as const;
@@ -67,8 +72,15 @@ export const agentRequestSchema = z.object({
 });
 export type AgentRequest = z.infer<typeof agentRequestSchema>;
 
-/** The channel's event names: a request to serve, or a keep-alive the agent needs not answer. */
-export const AGENT_EVENTS = { request: "request", ping: "ping" } as const;
+/**
+ * The channel's event names: a request to serve; a keep-alive the agent needs not answer; or
+ * an admin's request that the agent rotate its credential (POST AGENT_ROUTES.rotate, save the
+ * new one, connect with it).
+ */
+export const AGENT_EVENTS = { request: "request", ping: "ping", rotate: "rotate" } as const;
+
+export const rotateResponseSchema = z.object({ credential: z.string().min(1) });
+export type RotateResponse = z.infer<typeof rotateResponseSchema>;
 
 export const agentReplySchema = z.discriminatedUnion("ok", [
   z.object({ id: z.string().min(1).max(64), ok: z.literal(true), result: z.unknown() }),

@@ -20,11 +20,12 @@ import {
 import type { DbClient } from "@berth/db";
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
+import { retireOtherCredentials } from "./credentialRotation.ts";
 import type { AuthenticatedMachine } from "./machineCredential.ts";
 
-/** One SSE event for the agent: `event: <event>\ndata: <data>\n\n`. */
+/** One SSE event for the agent: `event: <event>\ndata: <data>\n\n` (AGENT_EVENTS' names). */
 export interface AgentEvent {
-  readonly event: "request" | "ping";
+  readonly event: "request" | "ping" | "rotate";
   readonly data: string;
 }
 
@@ -37,7 +38,7 @@ export type AgentChannelEnd =
   | "closed"
   /** A newer connection of the same machine took its place (here, or on another replica). */
   | "replaced"
-  /** The machine or the credential it connected with was revoked (seen at a heartbeat). */
+  /** The machine or the credential it connected with was revoked (here, or seen at a heartbeat). */
   | "revoked"
   /** Its sink threw: the stream is gone. */
   | "lost"
@@ -132,6 +133,8 @@ export class AgentChannels {
   /**
    * Records the machine's connection (its row names this replica) and what it reported, and
    * makes it the machine's channel here: an older channel of the same machine ends `replaced`.
+   * The credential it connected with becomes its only one (credentialRotation.ts); when that
+   * one is marked for rotation, the agent is told at once.
    */
   async open(
     machine: ConnectingMachine,
@@ -139,8 +142,8 @@ export class AgentChannels {
     sink: AgentSink,
   ): Promise<AgentConnection> {
     const now = await this.#clock.now();
-    await this.#db.$transaction([
-      this.#db.machineConnection.upsert({
+    const { rotationRequested } = await this.#db.$transaction(async (tx) => {
+      await tx.machineConnection.upsert({
         where: { machineId: machine.machineId },
         create: {
           machineId: machine.machineId,
@@ -149,12 +152,17 @@ export class AgentChannels {
           lastHeartbeatAt: now,
         },
         update: { replicaId: this.replicaId, connectedAt: now, lastHeartbeatAt: now },
-      }),
-      this.#db.machine.updateMany({
+      });
+      await tx.machine.updateMany({
         where: { id: machine.machineId, workspaceId: machine.workspaceId },
         data: { lastSeenAt: now, ...facts },
-      }),
-    ]);
+      });
+      return await retireOtherCredentials(tx, {
+        machineId: machine.machineId,
+        credentialHash: machine.credentialHash,
+        now,
+      });
+    });
     let end: (why: AgentChannelEnd) => void = () => undefined;
     const ended = new Promise<AgentChannelEnd>((resolve) => {
       end = resolve;
@@ -163,6 +171,7 @@ export class AgentChannels {
     const older = this.#channels.get(machine.machineId);
     this.#channels.set(machine.machineId, channel);
     if (older !== undefined) this.#end(older, "replaced");
+    if (rotationRequested) this.#send(channel, ROTATE_EVENT);
     return {
       ended,
       close: async () => {
@@ -174,16 +183,39 @@ export class AgentChannels {
   }
 
   /**
+   * Tells the machine's agent to rotate its credential, when its channel is held here. False
+   * otherwise: the agent is told at its next connect, or by its holder's next heartbeat.
+   */
+  requestRotation(machineId: string): boolean {
+    const channel = this.#channels.get(machineId);
+    return channel !== undefined && this.#send(channel, ROTATE_EVENT);
+  }
+
+  /**
+   * Ends the machine's channel here at once, if held (the machine was revoked): the agent's
+   * next connect is refused. Another replica holding it ends it at its next heartbeat.
+   */
+  async endRevoked(machineId: string): Promise<void> {
+    const channel = this.#channels.get(machineId);
+    if (channel === undefined) return;
+    this.#end(channel, "revoked");
+    await this.#forget(machineId);
+  }
+
+  /**
    * One heartbeat round: pings every channel and refreshes its machine's lastSeenAt and its
    * connection's lastHeartbeatAt; a channel whose machine or credential is revoked ends, and
-   * so does one whose row another replica took.
+   * so does one whose row another replica took. An agent whose credential is marked for
+   * rotation (asked on another replica) is told again.
    */
   async heartbeatOnce(): Promise<void> {
     // A replica no agent is connected to asks nothing of the database.
     if (this.#channels.size === 0) return;
     const now = await this.#clock.now();
+    const marked = await this.#markedForRotation();
     for (const channel of [...this.#channels.values()]) {
       if (!this.#send(channel, { event: "ping", data: "{}" })) continue;
+      if (marked.has(channel.machine.credentialHash)) this.#send(channel, ROTATE_EVENT);
       const { machineId, credentialHash } = channel.machine;
       const seen = await this.#db.machine.updateMany({
         where: {
@@ -307,6 +339,20 @@ export class AgentChannels {
       });
   }
 
+  /** The credential hashes of the held channels that are marked for rotation. */
+  async #markedForRotation(): Promise<Set<string>> {
+    const hashes = [...this.#channels.values()].map((channel) => channel.machine.credentialHash);
+    const rows = await this.#db.machineCredential.findMany({
+      where: {
+        credentialHash: { in: hashes },
+        revokedAt: null,
+        rotationRequestedAt: { not: null },
+      },
+      select: { credentialHash: true },
+    });
+    return new Set(rows.map((row) => row.credentialHash));
+  }
+
   /** Throws not_found unless the machine is the target workspace's. */
   async #requireInWorkspace(target: MachineTarget): Promise<void> {
     const found = await this.#db.machine.findFirst({
@@ -352,6 +398,9 @@ export class AgentChannels {
     });
   }
 }
+
+/** Asks the agent to exchange its credential (AGENT_ROUTES.rotate) and connect with the new one. */
+const ROTATE_EVENT: AgentEvent = { event: "rotate", data: "{}" };
 
 // Kept in one place so every "not here" answer tells the person what to do.
 function notConnected(machineId: string): BoxError {

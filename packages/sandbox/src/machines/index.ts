@@ -27,12 +27,17 @@ export { DEFAULT_MACHINE_NAME, MACHINE_NAME_MAX } from "./machineNames.ts";
 export {
   renameMachine,
   revokeMachine,
-  rotateMachineCredential,
   type MachineRef,
   type RenameOutcome,
   type RevokeOutcome,
-  type RotateOutcome,
 } from "./machineAdmin.ts";
+export {
+  issueRotatedCredential,
+  requestCredentialRotation,
+  retireOtherCredentials,
+  type IssueOutcome,
+  type RotationRequestOutcome,
+} from "./credentialRotation.ts";
 export {
   enrolledMachineState,
   readEnrolledMachines,

@@ -1,10 +1,10 @@
 /**
- * What an admin does to an enrolled machine: rename it, revoke it, rotate its credential. Each
- * is scoped by workspace (another workspace's machine is `not_found`, never a hint it exists)
- * and returns a named outcome; the API writes the audit row in the same transaction.
+ * What an admin does to an enrolled machine: rename it, revoke it (rotating its credential is
+ * credentialRotation.ts'). Each is scoped by workspace (another workspace's machine is
+ * `not_found`, never a hint it exists) and returns a named outcome; the API writes the audit
+ * row in the same transaction.
  */
 import { Prisma, type DbClientOrTx } from "@berth/db";
-import { machineCredentialHash, newMachineCredential } from "./machineCredential.ts";
 import { inTransaction } from "./machineTransaction.ts";
 
 export interface MachineRef {
@@ -94,43 +94,5 @@ export async function revokeMachine(
     });
     await tx.machineConnection.deleteMany({ where: { machineId: options.machineId } });
     return { outcome: "revoked", revokedAt: options.now, credentials: credentials.count };
-  });
-}
-
-export type RotateOutcome =
-  | { readonly outcome: "rotated"; readonly credential: string }
-  | { readonly outcome: "revoked" }
-  | { readonly outcome: "not_found" };
-
-/**
- * A new credential for a machine; every one it held before is revoked in the same transaction.
- * The machine's row is locked first (FOR UPDATE), so a rotation and a revoke, or two rotations,
- * run one after the other: the last rotation's credential is the one accepted, and a revoke
- * always wins over a rotation that comes after it.
- */
-export async function rotateMachineCredential(
-  db: DbClientOrTx,
-  options: MachineRef & { now: Date },
-): Promise<RotateOutcome> {
-  return await inTransaction(db, async (tx) => {
-    const [machine] = await tx.$queryRaw<{ revoked: boolean }[]>`
-      SELECT revoked_at IS NOT NULL AS revoked FROM machines
-       WHERE id = ${options.machineId}::uuid AND workspace_id = ${options.workspaceId}::uuid
-         FOR UPDATE`;
-    if (machine === undefined) return { outcome: "not_found" };
-    if (machine.revoked) return { outcome: "revoked" };
-    await tx.machineCredential.updateMany({
-      where: { machineId: options.machineId, revokedAt: null },
-      data: { revokedAt: options.now },
-    });
-    const credential = newMachineCredential();
-    await tx.machineCredential.create({
-      data: {
-        machineId: options.machineId,
-        credentialHash: machineCredentialHash(credential),
-        createdAt: options.now,
-      },
-    });
-    return { outcome: "rotated", credential };
   });
 }

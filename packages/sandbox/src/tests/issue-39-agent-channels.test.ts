@@ -4,9 +4,12 @@ import { useTestDatabase } from "@berth/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AgentChannels,
+  authenticateMachine,
+  issueRotatedCredential,
   machineBoxClient,
   machineCredentialHash,
   newMachineCredential,
+  requestCredentialRotation,
   type AgentEvent,
   type ConnectingMachine,
 } from "../machines/index.ts";
@@ -21,16 +24,17 @@ afterEach(async () => {
 });
 
 /** A workspace with one enrolled machine and its credential, as enrollment leaves them. */
-async function seedMachine(db: DbClient): Promise<ConnectingMachine> {
+async function seedMachine(db: DbClient): Promise<ConnectingMachine & { credential: string }> {
   const workspace = await db.workspace.create({
     data: { slug: `ws-${crypto.randomUUID()}`, name: "Workspace" },
   });
   const machine = await db.machine.create({
     data: { workspaceId: workspace.id, name: "laptop", os: "", arch: "" },
   });
-  const credentialHash = machineCredentialHash(newMachineCredential());
+  const credential = newMachineCredential();
+  const credentialHash = machineCredentialHash(credential);
   await db.machineCredential.create({ data: { machineId: machine.id, credentialHash } });
-  return { machineId: machine.id, workspaceId: workspace.id, credentialHash };
+  return { machineId: machine.id, workspaceId: workspace.id, credentialHash, credential };
 }
 
 function channelsOn(
@@ -44,10 +48,15 @@ function channelsOn(
 }
 
 /** A sink that records what the agent would receive. */
-function recorder(): { sink: (event: AgentEvent) => void; requests: () => AgentRequest[] } {
+function recorder(): {
+  sink: (event: AgentEvent) => void;
+  requests: () => AgentRequest[];
+  rotations: () => number;
+} {
   const events: AgentEvent[] = [];
   return {
     sink: (event) => events.push(event),
+    rotations: () => events.filter((e) => e.event === "rotate").length,
     requests: () =>
       events.filter((e) => e.event === "request").map((e) => JSON.parse(e.data) as AgentRequest),
   };
@@ -244,5 +253,83 @@ describe("AgentChannels", () => {
       code: "unavailable",
     });
     expect(there.holds(machine.machineId)).toBe(true);
+  });
+});
+
+describe("credential rotation", () => {
+  /** The credential the agent gets in exchange for `old` (what POST /agent/v1/rotate answers). */
+  async function exchange(db: DbClient, machine: ConnectingMachine, clock: ManualClock) {
+    const issued = await issueRotatedCredential(db, { ...machine, now: await clock.now() });
+    if (issued.outcome !== "issued") throw new Error(`not issued: ${issued.outcome}`);
+    const next = issued.credential;
+    return { ...machine, credential: next, credentialHash: machineCredentialHash(next) };
+  }
+
+  it("tells the agent now and at every connect; the old credential works until the new one connects", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const clock = new ManualClock();
+    const channels = channelsOn(db, clock);
+    const agent = recorder();
+    await channels.open(machine, FACTS, agent.sink);
+    const ref = { machineId: machine.machineId, workspaceId: machine.workspaceId };
+    const requested = await requestCredentialRotation(db, { ...ref, now: await clock.now() });
+    expect(requested.outcome).toBe("requested");
+    expect(await requestCredentialRotation(db, { ...ref, now: await clock.now() })).toMatchObject({
+      outcome: "already_requested",
+    });
+    expect(channels.requestRotation(machine.machineId)).toBe(true);
+    expect(agent.rotations()).toBe(1);
+    // The heartbeat tells it again (the request may have been made on another replica).
+    await channels.heartbeatOnce();
+    expect(agent.rotations()).toBe(2);
+
+    // An answer lost on the way: the agent reconnects with the old one, is told again, and a
+    // second exchange revokes the first new credential, which was never used.
+    const lost = await exchange(db, machine, clock);
+    const again = recorder();
+    await channels.open(machine, FACTS, again.sink);
+    expect(again.rotations()).toBe(1);
+    expect(await authenticateMachine(db, machine.credential)).toBeDefined();
+    expect(await authenticateMachine(db, lost.credential)).toBeUndefined();
+
+    const saved = await exchange(db, machine, clock);
+    expect(await authenticateMachine(db, machine.credential)).toBeDefined();
+    const fresh = recorder();
+    await channels.open(saved, FACTS, fresh.sink);
+    expect(fresh.rotations()).toBe(0);
+    expect(await authenticateMachine(db, machine.credential)).toBeUndefined();
+    expect(await authenticateMachine(db, saved.credential)).toEqual(ref);
+    await channels.heartbeatOnce();
+    expect(fresh.rotations()).toBe(0);
+    // Done: a new request is a new rotation.
+    expect(await requestCredentialRotation(db, { ...ref, now: await clock.now() })).toMatchObject({
+      outcome: "requested",
+    });
+  });
+
+  it("refuses a revoked machine, and another workspace's is not found; revoke ends the channel at once", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const other = await seedMachine(db);
+    const clock = new ManualClock();
+    const now = await clock.now();
+    const ref = { machineId: machine.machineId, workspaceId: machine.workspaceId };
+    expect(
+      await requestCredentialRotation(db, { ...ref, workspaceId: other.workspaceId, now }),
+    ).toEqual({ outcome: "not_found" });
+    expect(
+      await issueRotatedCredential(db, { ...ref, credentialHash: other.credentialHash, now }),
+    ).toEqual({ outcome: "refused" });
+    const channels = channelsOn(db, clock);
+    const connection = await channels.open(machine, FACTS, recorder().sink);
+    await db.machine.update({ where: { id: machine.machineId }, data: { revokedAt: now } });
+    expect(await requestCredentialRotation(db, { ...ref, now })).toEqual({ outcome: "revoked" });
+    expect(await issueRotatedCredential(db, { ...machine, now })).toEqual({ outcome: "refused" });
+    await channels.endRevoked(machine.machineId);
+    expect(await connection.ended).toBe("revoked");
+    expect(channels.holds(machine.machineId)).toBe(false);
+    expect(await db.machineConnection.count({ where: { machineId: machine.machineId } })).toBe(0);
+    expect(channels.requestRotation(machine.machineId)).toBe(false);
   });
 });
