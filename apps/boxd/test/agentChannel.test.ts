@@ -26,6 +26,7 @@ function hold(idleMs: number, requests: AgentRequest[] = []) {
     onRequest: (request) => requests.push(request),
     onMalformed: () => undefined,
     onRotate: () => undefined,
+    onPing: () => undefined,
   });
   return { stop, ended };
 }

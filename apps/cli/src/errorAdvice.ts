@@ -162,6 +162,12 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
   invalid_archive: report,
   timeout: retryLater,
   unavailable: retryLater,
+  machine_offline: {
+    reason: "usage",
+    hint: () =>
+      "The machine's agent is not connected: start it there (`node boxd.mjs agent --server URL --root DIR`), then run this again.",
+  },
+  stale_route: retryLater,
   internal: report,
 
   // The lease.

@@ -23,6 +23,9 @@ import { agentBundlePath, createBundleHandler } from "./agent/bundleHandler.ts";
 import { createChannelHandler } from "./agent/channelHandler.ts";
 import { createRepliesHandler } from "./agent/repliesHandler.ts";
 import { createRotateHandler } from "./agent/rotateHandler.ts";
+import { httpRelay } from "./agent/httpRelay.ts";
+import { createRelayHandler } from "./agent/relayHandler.ts";
+import { deriveSecret } from "./auth/secrets.ts";
 import { createAuth, type BerthAuth } from "./auth/betterAuth.ts";
 import { CredentialRefusedError, resolveCaller } from "./auth/caller.ts";
 import { TokenCache } from "./auth/tokenCache.ts";
@@ -67,6 +70,8 @@ export interface BerthApi {
   handleAgentReplies(request: Request): Promise<Response>;
   /** POST /agent/v1/rotate: an agent exchanges its credential for a new one (agent/rotateHandler.ts). */
   handleAgentRotate(request: Request): Promise<Response>;
+  /** POST /api/internal/relay: another replica's call for a machine this one holds (agent/relayHandler.ts). */
+  handleRelay(request: Request): Promise<Response>;
   /** GET /agent/boxd.mjs: the single-file agent, streamed from boxd's build. */
   handleAgentBundle(request: Request): Promise<Response>;
   close(): Promise<void>;
@@ -106,8 +111,16 @@ export function createBerthApi(
   });
   const tokens = new TokenCache({ db, connectionString: env.DATABASE_URL });
   const boxes = (options.boxes ?? configuredBoxes(env))(db, clock, leaseEvents);
-  // One per process: a call reaches a machine only on the replica holding its channel.
-  const agentChannels = new AgentChannels({ db, clock, ...options.agentChannels });
+  // One per process: the replica holding a machine's channel runs its calls; the others relay
+  // them there, presenting a key only replicas can derive.
+  const relayKey = deriveSecret(env.BERTH_SECRET, "agent-relay");
+  const agentChannels = new AgentChannels({
+    db,
+    clock,
+    relay: httpRelay(relayKey),
+    ...(env.BERTH_REPLICA_URL === undefined ? {} : { replicaUrl: env.BERTH_REPLICA_URL }),
+    ...options.agentChannels,
+  });
   const origins = trustedOrigins(env.BERTH_PUBLIC_URL);
   const auth = createAuth({
     db,
@@ -175,6 +188,7 @@ export function createBerthApi(
     handleAgentChannel: createChannelHandler({ db, channels: agentChannels }),
     handleAgentReplies: createRepliesHandler({ db, channels: agentChannels }),
     handleAgentRotate: createRotateHandler({ db, clock }),
+    handleRelay: createRelayHandler({ channels: agentChannels, relayKey, logger }),
     handleAgentBundle: createBundleHandler({
       // The agent bundle is built beside boxd's entry (the launcher names it in a web server).
       bundlePath: agentBundlePath(env.BERTH_BOXD_ENTRY ?? defaultBoxdEntry()),

@@ -20,6 +20,15 @@ const apiEnvObject = dbEnvSchema
       })
       .default("http://127.0.0.1:3000")
       .transform((url) => url.replace(/\/+$/, "")),
+    /**
+     * Where the other web replicas reach this one (`http://10.0.0.5:3000`): the replica holding
+     * a machine's agent channel is relayed its calls there (/api/internal/relay). Unset on a
+     * single replica; with several, set on each, or calls reach a machine only on its holder.
+     */
+    BERTH_REPLICA_URL: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL this replica answers at" })
+      .transform((url) => url.replace(/\/+$/, ""))
+      .optional(),
     /** Who may create an account: anyone (`open`) or only holders of an invitation link. */
     BERTH_SIGNUP: z.enum(["open", "invitation"]).default("invitation"),
     /** Berth's data folder: local boxes live in <dir>/boxes. */

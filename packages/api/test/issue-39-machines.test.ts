@@ -159,8 +159,12 @@ describe("machines.listWorkspace, rename, revoke", () => {
     const listB = await asB.machines.listWorkspace({ workspaceId: b.workspaceId });
     expect(listB.map((m) => m.id)).not.toContain(id);
     expect(listB.map((m) => m.id)).toEqual([b.machineId]);
-    // Heard from just now: online.
-    await suite.db.machine.update({ where: { id }, data: { lastSeenAt: await clock.now() } });
+    // Connected, its agent heard from just now: online.
+    const now = await clock.now();
+    await suite.db.machine.update({ where: { id }, data: { lastSeenAt: now } });
+    await suite.db.machineConnection.create({
+      data: { machineId: id, replicaId: "r1", connectedAt: now, lastHeartbeatAt: now },
+    });
     const again = await asA.machines.listWorkspace({ workspaceId: a.workspaceId });
     expect(again.find((m) => m.id === id)?.state).toBe("online");
   });

@@ -31,6 +31,16 @@ export const BOX_ERROR_CODES = [
   "invalid_archive",
   "timeout",
   "unavailable",
+  /**
+   * An enrolled machine whose agent is not connected (or stopped answering): the call was sent
+   * nowhere. It works again once the machine's agent reconnects.
+   */
+  "machine_offline",
+  /**
+   * A call relayed between replicas named a connection of the machine that is no longer the one
+   * the receiving replica holds (the agent reconnected): nothing ran; read the route again.
+   */
+  "stale_route",
   "internal",
 ] as const;
 
@@ -84,7 +94,10 @@ export function httpStatusOf(code: BoxErrorCode): number {
     case "timeout":
       return 504;
     case "unavailable":
+    case "machine_offline":
       return 503;
+    case "stale_route":
+      return 409;
     case "internal":
       return 500;
   }

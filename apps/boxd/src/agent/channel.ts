@@ -8,6 +8,7 @@ import {
   type AgentRequest,
 } from "@berth/box-protocol";
 import { createParser } from "eventsource-parser";
+import { z } from "zod";
 import { describeFetchError, refusalMessage } from "./httpMessage.ts";
 
 /** How one channel connection ended: the credential refused, or anything else (reconnect). */
@@ -36,6 +37,11 @@ export interface ChannelOptions {
   readonly onMalformed: (reason: string) => void;
   /** A `rotate` event: an admin asked for a new credential (rotate.ts). */
   readonly onRotate: () => void;
+  /**
+   * A `ping` carrying an id: Berth's heartbeat, answered with a reply under that id (a machine
+   * whose agent leaves one unanswered for a heartbeat period reads offline).
+   */
+  readonly onPing: (id: string) => void;
   /** Default CHANNEL_IDLE_MS; shorter in tests. */
   readonly idleMs?: number;
 }
@@ -101,7 +107,12 @@ async function readChannel(
         options.onRotate();
         return;
       }
-      if (event.event !== AGENT_EVENTS.request) return; // ping and unknown events: keep-alives
+      if (event.event === AGENT_EVENTS.ping) {
+        const id = pingId(event.data);
+        if (id !== undefined) options.onPing(id);
+        return;
+      }
+      if (event.event !== AGENT_EVENTS.request) return; // unknown events: keep-alives
       let data: unknown;
       try {
         data = JSON.parse(event.data);
@@ -127,6 +138,18 @@ async function readChannel(
     return { kind: "lost", reason: describeFetchError(error), connected: true };
   }
 }
+
+/** The id a ping asks to be answered under; undefined for a bare keep-alive. */
+function pingId(data: string): string | undefined {
+  try {
+    const parsed = pingSchema.safeParse(JSON.parse(data));
+    return parsed.success ? parsed.data.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const pingSchema = z.object({ id: z.string().min(1).max(64) });
 
 /** What posting a reply did; `revoked`: the credential is refused (401). */
 export type ReplyOutcome = "posted" | "revoked" | "failed";

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { AgentRequest } from "@berth/box-protocol";
+import type { AgentReply, AgentRequest } from "@berth/box-protocol";
 import { pino, type Logger } from "pino";
 import { AGENT_USAGE, parseAgentArgs } from "./agentArgs.ts";
 import { openAgentBox, type AgentBox } from "./agentBox.ts";
@@ -124,15 +124,24 @@ async function serveChannel(session: {
     });
   };
 
+  /** Posts a reply (to a request, or a ping); a 401 for the current credential revokes. */
+  const answer = async (reply: AgentReply): Promise<{ delivered: boolean; reason?: string }> => {
+    const { credential } = credentials.current;
+    const posted = await postReply({ server, credential, reply });
+    // A 401 for a credential rotated away meanwhile says nothing of the current one.
+    if (posted.outcome === "revoked" && credential === credentials.current.credential) revoke();
+    return {
+      delivered: posted.outcome === "posted",
+      ...(posted.reason === undefined ? {} : { reason: posted.reason }),
+    };
+  };
+
   const serve = (request: AgentRequest) => {
     const started = performance.now();
     void box.serve(request).then(async (reply) => {
       const ms = Math.round(performance.now() - started);
-      const { credential } = credentials.current;
-      const posted = await postReply({ server, credential, reply });
-      // A 401 for a credential rotated away meanwhile says nothing of the current one.
-      if (posted.outcome === "revoked" && credential === credentials.current.credential) revoke();
-      else if (posted.outcome === "failed") {
+      const posted = await answer(reply);
+      if (!posted.delivered && posted.reason !== undefined) {
         logger.warn(
           { id: request.id, op: request.op, reason: posted.reason },
           "reply not delivered",
@@ -168,6 +177,7 @@ async function serveChannel(session: {
       onRequest: serve,
       onMalformed: (reason) => logger.warn({ reason }, "malformed request ignored"),
       onRotate: rotate,
+      onPing: (id) => void answer({ id, ok: true, result: {} }),
     });
     if (end.kind === "revoked" || revoked()) break;
     if (rotation.saved && !stopped()) {

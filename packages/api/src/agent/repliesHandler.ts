@@ -29,7 +29,7 @@ export function createRepliesHandler(
       return agentError(400, "invalid_request", `bad reply: ${z.prettifyError(reply.error)}`);
     // A reply nobody waits for any more (timed out, or not this machine's) is dropped: the
     // agent has nothing to do about it either way.
-    channels.reply(machine, reply.data);
+    await channels.reply(machine, reply.data);
     return new Response(null, { status: 204 });
   };
 }

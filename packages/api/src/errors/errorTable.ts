@@ -75,6 +75,10 @@ const boxCodes: Record<BoxErrorCode, TRPC_ERROR_CODE_KEY> = {
   invalid_archive: "BAD_REQUEST",
   timeout: "TIMEOUT",
   unavailable: "SERVICE_UNAVAILABLE",
+  // The machine's agent must be running first: not a retry's matter, an owner's.
+  machine_offline: "PRECONDITION_FAILED",
+  // Relays retry it themselves; one that still reaches a client met a machine moving replicas.
+  stale_route: "SERVICE_UNAVAILABLE",
   internal: "INTERNAL_SERVER_ERROR",
 };
 
@@ -113,7 +117,8 @@ export function mapDomainError(error: unknown): MappedError | undefined {
         error.code === "unauthorized" ? "The box refused Berth's credentials." : error.message,
       berth: {
         code: error.code === "unauthorized" ? "box_credentials_refused" : error.code,
-        retryable: error.code === "timeout" || error.code === "unavailable",
+        retryable:
+          error.code === "timeout" || error.code === "unavailable" || error.code === "stale_route",
       },
     };
   if (error instanceof LeaseError)

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { incomingMessageToRequest } from "@trpc/server/adapters/node-http";
 import { AGENT_ENDPOINTS } from "../agent/agentEndpoints.ts";
+import { RELAY_PATH } from "../agent/relayHandler.ts";
 import type { BerthApi } from "../api.ts";
 import { stampClientAddress } from "./clientAddress.ts";
 import { pullStream } from "./pullStream.ts";
@@ -55,10 +56,12 @@ async function respond(api: BerthApi, req: IncomingMessage, res: ServerResponse)
       ? await api.handleTrpc(request)
       : path.startsWith("/agent/")
         ? await agentRoute(api, request, path)
-        : new Response(
-            "Not found: the API is at /api/trpc, file transfers at /api/files, sign-in at /api/auth.",
-            { status: 404 },
-          );
+        : path === RELAY_PATH && request.method === "POST"
+          ? await api.handleRelay(request)
+          : new Response(
+              "Not found: the API is at /api/trpc, file transfers at /api/files, sign-in at /api/auth.",
+              { status: 404 },
+            );
   await send(res, response);
 }
 

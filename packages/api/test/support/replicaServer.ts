@@ -1,9 +1,12 @@
 // Another web replica in its own OS process: the API over the environment's database, served over
-// HTTP on a loopback port it prints as one JSON line; SIGTERM closes it.
+// HTTP on a loopback port (PORT, or any free one) it prints as one JSON line; SIGTERM closes it.
 import { apiEnvSchema, createBerthApi, serveApi } from "../../src/index.ts";
 
 const api = createBerthApi(apiEnvSchema.parse(process.env));
-const served = await serveApi(api);
+const served = await serveApi(
+  api,
+  process.env.PORT === undefined ? {} : { port: Number(process.env.PORT) },
+);
 process.stdout.write(`${JSON.stringify({ url: served.url })}\n`);
 process.once("SIGTERM", () => {
   void served

@@ -1,5 +1,5 @@
 import type { DbClientOrTx } from "@berth/db";
-import { MACHINE_ONLINE_WINDOW_MS } from "./readMachines.ts";
+import { connectedRecently } from "./heartbeat.ts";
 
 /** Where an enrolled machine stands: heard from lately, not lately, or shut out by an admin. */
 export type EnrolledMachineState = "online" | "offline" | "revoked";
@@ -39,20 +39,24 @@ export async function readEnrolledMachines(
       lastSeenAt: true,
       createdAt: true,
       revokedAt: true,
+      connection: { select: { lastHeartbeatAt: true } },
     },
     orderBy: { name: "asc" },
   });
-  return rows.map((row) => ({ ...row, state: enrolledMachineState(row, now) }));
+  return rows.map(({ connection, ...row }) => ({
+    ...row,
+    state: enrolledMachineState({ ...row, answeredAt: connection?.lastHeartbeatAt ?? null }, now),
+  }));
 }
 
-/** Revoked whatever its heartbeat; else online while heard from within the window. */
+/**
+ * Revoked whatever its connection; else online while connected and its agent answered a ping
+ * within the window (heartbeat.ts): a channel that ended, or a holder that died, reads offline.
+ */
 export function enrolledMachineState(
-  machine: { readonly lastSeenAt: Date | null; readonly revokedAt: Date | null },
+  machine: { readonly answeredAt: Date | null; readonly revokedAt: Date | null },
   now: Date,
 ): EnrolledMachineState {
   if (machine.revokedAt !== null) return "revoked";
-  const heardFrom = machine.lastSeenAt;
-  return heardFrom !== null && now.getTime() - heardFrom.getTime() <= MACHINE_ONLINE_WINDOW_MS
-    ? "online"
-    : "offline";
+  return connectedRecently(machine.answeredAt, now) ? "online" : "offline";
 }

@@ -1,4 +1,7 @@
-export { MACHINE_ONLINE_WINDOW_MS, readMachines, type MachinesScope } from "./readMachines.ts";
+export { readMachines, type MachinesScope } from "./readMachines.ts";
+export { connectedRecently, DEFAULT_HEARTBEAT_MS, MACHINE_ONLINE_WINDOW_MS } from "./heartbeat.ts";
+export { relayRequestSchema, type MachineRelay, type RelayRequest } from "./machineRelay.ts";
+export { readMachineRoute, type MachineRoute, type RouteLookup } from "./machineRoute.ts";
 export type { MachineState, MachineView } from "./machineView.ts";
 export {
   authenticateMachine,
@@ -47,7 +50,6 @@ export {
 export {
   AgentChannels,
   DEFAULT_AGENT_CALL_TIMEOUT_MS,
-  DEFAULT_HEARTBEAT_MS,
   type AgentCallOptions,
   type AgentChannelEnd,
   type AgentChannelsOptions,

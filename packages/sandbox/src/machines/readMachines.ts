@@ -3,10 +3,8 @@ import type { RecordedConfinement } from "../lease/confinement.ts";
 import { isArchiveComplete } from "../lease/snapshot.ts";
 import type { BoxIsolation, BoxNetwork } from "../lease/states.ts";
 import type { BackendKind } from "../spawner/backendRegistry.ts";
+import { connectedRecently } from "./heartbeat.ts";
 import type { MachineView } from "./machineView.ts";
-
-/** An enrolled machine heard from within this long is online. */
-export const MACHINE_ONLINE_WINDOW_MS = 90_000;
 
 interface MachineRow {
   readonly kind: "group" | "selfhosted";
@@ -37,6 +35,8 @@ interface MachineRow {
   readonly box_disk_bytes: number | null;
   /** Milliseconds since the epoch: read as a number, the same through pg and through Prisma. */
   readonly last_seen_ms: number | null;
+  /** When its agent last answered a ping (its connection's heartbeat); null: not connected. */
+  readonly answered_ms: number | null;
 }
 
 export interface MachinesScope {
@@ -55,7 +55,8 @@ const MACHINES = preparedOnce(`
            workspace_generation, archive_generation, archive_status, turn, viewer, direct,
            process, os, arch, has_display, box_isolation, box_network, box_max_processes,
            box_memory_bytes, box_cpu_weight, box_disk_bytes,
-           (extract(epoch FROM last_seen_at) * 1000)::float8 AS last_seen_ms
+           (extract(epoch FROM last_seen_at) * 1000)::float8 AS last_seen_ms,
+           (extract(epoch FROM answered_at) * 1000)::float8 AS answered_ms
       FROM (
       SELECT 'group' AS kind, 0 AS part, s.created_at, s.id::text AS session_id,
              s.sandbox_group_id::text AS sandbox_id, coalesce(l.backend, s.backend) AS backend,
@@ -68,7 +69,8 @@ const MACHINES = preparedOnce(`
              NULL::text AS os, NULL::text AS arch, false AS has_display,
              l.box_isolation, l.box_network, l.box_max_processes,
              l.box_memory_bytes::float8 AS box_memory_bytes, l.box_cpu_weight,
-             l.box_disk_bytes::float8 AS box_disk_bytes, h.last_seen_at
+             l.box_disk_bytes::float8 AS box_disk_bytes, h.last_seen_at,
+             NULL::timestamptz AS answered_at
         FROM scoped s
         LEFT JOIN sandbox_leases l
           ON l.workspace_id = $1::uuid AND l.sandbox_group_id = s.sandbox_group_id
@@ -83,9 +85,11 @@ const MACHINES = preparedOnce(`
       SELECT 'selfhosted', 1, m.created_at, s.id::text, m.id::text, NULL, m.name,
              s.active_sandbox_id::text,
              NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0,
-             m.os, m.arch, m.has_display, NULL, NULL, NULL, NULL, NULL, NULL, m.last_seen_at
+             m.os, m.arch, m.has_display, NULL, NULL, NULL, NULL, NULL, NULL, m.last_seen_at,
+             c.last_heartbeat_at
         FROM scoped s
         JOIN machines m ON m.workspace_id = $1::uuid
+        LEFT JOIN machine_connections c ON c.machine_id = m.id
        WHERE $2::uuid IS NOT NULL AND m.revoked_at IS NULL) machine
      ORDER BY part, CASE WHEN part = 0 THEN created_at END DESC, name, session_id`);
 
@@ -166,10 +170,7 @@ function confinementOf(row: MachineRow): RecordedConfinement | null {
   };
 }
 
-/** Online while heard from within the window, by the last heartbeat. */
+/** Online while connected and its agent answered within the window (heartbeat.ts). */
 function enrolledState(row: MachineRow, now: Date): "online" | "offline" {
-  const heardFrom = row.last_seen_ms;
-  return heardFrom !== null && now.getTime() - heardFrom <= MACHINE_ONLINE_WINDOW_MS
-    ? "online"
-    : "offline";
+  return connectedRecently(row.answered_ms, now) ? "online" : "offline";
 }

@@ -5,7 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   AgentChannels,
   authenticateMachine,
+  DEFAULT_HEARTBEAT_MS,
   issueRotatedCredential,
+  MACHINE_ONLINE_WINDOW_MS,
+  readEnrolledMachines,
   machineBoxClient,
   machineCredentialHash,
   newMachineCredential,
@@ -80,9 +83,9 @@ describe("AgentChannels", () => {
     expect(agent.requests().length).toBe(1);
     const [request] = agent.requests();
     expect(request).toMatchObject({ op: "list", input: { path: "." } });
-    expect(channels.reply(machine, { id: request?.id ?? "", ok: true, result: listing })).toBe(
-      true,
-    );
+    expect(
+      await channels.reply(machine, { id: request?.id ?? "", ok: true, result: listing }),
+    ).toBe(true);
     expect(await answer).toEqual(listing);
   });
 
@@ -95,7 +98,7 @@ describe("AgentChannels", () => {
     const failing = channels.call(machine, "stat", { path: "../x" });
     expect(agent.requests().length).toBe(1);
     const id = agent.requests()[0]?.id ?? "";
-    channels.reply(machine, {
+    await channels.reply(machine, {
       id,
       ok: false,
       error: { code: "outside_workspace", message: "no" },
@@ -109,18 +112,22 @@ describe("AgentChannels", () => {
 
     const malformed = channels.call(machine, "list", { path: "." });
     expect(agent.requests().length).toBe(2);
-    channels.reply(machine, { id: agent.requests()[1]?.id ?? "", ok: true, result: { no: 1 } });
+    await channels.reply(machine, {
+      id: agent.requests()[1]?.id ?? "",
+      ok: true,
+      result: { no: 1 },
+    });
     await expect(malformed).rejects.toMatchObject({ code: "internal" });
   });
 
-  it("answers unavailable for a machine not connected, not_found for another workspace's", async () => {
+  it("answers machine_offline at once for a machine not connected, not_found for another workspace's", async () => {
     const db = database.current.prisma;
     const machine = await seedMachine(db);
     const other = await seedMachine(db);
     const channels = channelsOn(db);
     const error = await channels.call(machine, "list", { path: "." }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BoxError);
-    expect(error).toMatchObject({ code: "unavailable" });
+    expect(error).toMatchObject({ code: "machine_offline" });
     expect((error as Error).message).toContain("node boxd.mjs agent");
 
     // Connected or not, a machine of workspace A is not there for a caller in workspace B.
@@ -145,10 +152,10 @@ describe("AgentChannels", () => {
     const call = channels.call({ ...machine, timeoutMs: 200 }, "list", { path: "." });
     expect(agent.requests().length).toBe(1);
     const id = agent.requests()[0]?.id ?? "";
-    expect(channels.reply(intruder, { id, ok: true, result: listing })).toBe(false);
+    expect(await channels.reply(intruder, { id, ok: true, result: listing })).toBe(false);
     await expect(call).rejects.toMatchObject({ code: "timeout" });
     // Once timed out, the real machine's late reply finds nothing waiting.
-    expect(channels.reply(machine, { id, ok: true, result: listing })).toBe(false);
+    expect(await channels.reply(machine, { id, ok: true, result: listing })).toBe(false);
   });
 
   it("a reconnect replaces the older channel, whose pending calls fail unavailable", async () => {
@@ -170,12 +177,16 @@ describe("AgentChannels", () => {
     const client = machineBoxClient(channels, machine);
     const listed = client.list({ path: "." });
     expect(second.requests().length).toBe(1);
-    channels.reply(machine, { id: second.requests()[0]?.id ?? "", ok: true, result: listing });
+    await channels.reply(machine, {
+      id: second.requests()[0]?.id ?? "",
+      ok: true,
+      result: listing,
+    });
     expect(await listed).toEqual(listing);
     await newer.close();
   });
 
-  it("records the connection and lastSeenAt with the injected clock; close removes the row", async () => {
+  it("records the connection, its epoch and lastSeenAt with the injected clock; an answered ping refreshes them; close removes the row", async () => {
     const db = database.current.prisma;
     const machine = await seedMachine(db);
     const clock = new ManualClock(new Date("2026-12-02T10:00:00.000Z"));
@@ -191,6 +202,8 @@ describe("AgentChannels", () => {
     ).toEqual({
       machineId: machine.machineId,
       replicaId: "replica-a",
+      replicaUrl: null,
+      connectionEpoch: 1,
       connectedAt: new Date("2026-12-02T10:00:00.000Z"),
       lastHeartbeatAt: new Date("2026-12-02T10:00:00.000Z"),
     });
@@ -210,6 +223,11 @@ describe("AgentChannels", () => {
     clock.advance(15_000);
     await channels.heartbeatOnce();
     expect(events.map((e) => e.event)).toEqual(["ping"]);
+    // Pinged is not heard from: the agent's answer is.
+    const unanswered = await db.machine.findUnique({ where: { id: machine.machineId } });
+    expect(unanswered?.lastSeenAt).toEqual(new Date("2026-12-02T10:00:00.000Z"));
+    const { id } = JSON.parse(events[0]?.data ?? "{}") as { id: string };
+    expect(await channels.reply(machine, { id, ok: true, result: {} })).toBe(true);
     const row = await db.machineConnection.findUnique({ where: { machineId: machine.machineId } });
     expect(row?.lastHeartbeatAt).toEqual(new Date("2026-12-02T10:00:15.000Z"));
     const seen = await db.machine.findUnique({ where: { id: machine.machineId } });
@@ -331,5 +349,58 @@ describe("credential rotation", () => {
     expect(channels.holds(machine.machineId)).toBe(false);
     expect(await db.machineConnection.count({ where: { machineId: machine.machineId } })).toBe(0);
     expect(channels.requestRotation(machine.machineId)).toBe(false);
+  });
+});
+
+describe("offline (issue 40)", () => {
+  it("an agent that leaves a ping unanswered for a heartbeat period is offline: calls fail at once, the view says so; reconnecting restores it", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const clock = new ManualClock();
+    const channels = channelsOn(db, clock);
+    const state = async () =>
+      (await readEnrolledMachines(db, machine, await clock.now()))[0]?.state;
+    const agent = recorder();
+    const connection = await channels.open(machine, FACTS, agent.sink);
+    expect(await state()).toBe("online");
+
+    // The agent hangs (its process stopped, its network gone): the socket still takes writes.
+    await channels.heartbeatOnce();
+    clock.advance(DEFAULT_HEARTBEAT_MS);
+    expect(await state()).toBe("online");
+    await channels.heartbeatOnce();
+    expect(await connection.ended).toBe("silent");
+    expect(await state()).toBe("offline");
+    await expect(channels.call(machine, "list", { path: "." })).rejects.toMatchObject({
+      code: "machine_offline",
+    });
+    // Told without waiting on anything: no request went anywhere.
+    expect(agent.requests()).toHaveLength(0);
+
+    const back = recorder();
+    await channels.open(machine, FACTS, back.sink);
+    expect(await state()).toBe("online");
+    const answer = channels.call(machine, "list", { path: "." });
+    await channels.reply(machine, { id: back.requests()[0]?.id ?? "", ok: true, result: listing });
+    expect(await answer).toEqual(listing);
+  });
+
+  it("a machine whose holding replica died reads offline once the window passes, and is offline to calls from elsewhere", async () => {
+    const db = database.current.prisma;
+    const machine = await seedMachine(db);
+    const clock = new ManualClock();
+    // The holder opens the channel, then is never heard from again (no heartbeats, no close).
+    const holder = new AgentChannels({ db, clock, replicaId: "dead", heartbeatMs: 0 });
+    await holder.open(machine, FACTS, recorder().sink);
+    const elsewhere = channelsOn(db, clock, "alive");
+    const state = async () =>
+      (await readEnrolledMachines(db, machine, await clock.now()))[0]?.state;
+    expect(await state()).toBe("online");
+    clock.advance(MACHINE_ONLINE_WINDOW_MS + 1);
+    expect(await state()).toBe("offline");
+    await expect(elsewhere.call(machine, "list", { path: "." })).rejects.toMatchObject({
+      code: "machine_offline",
+      message: expect.stringContaining("stopped answering") as unknown,
+    });
   });
 });

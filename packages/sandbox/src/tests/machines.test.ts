@@ -108,7 +108,8 @@ describe("readMachines", () => {
   it("lists the workspace's enrolled machines after a session's group box, online by last heartbeat, active by the session's pointer", async () => {
     const w = world.current;
     const session = await seedSession(w.db);
-    const enroll = (name: string, lastSeenAt: Date | null) =>
+    // Online: connected, its agent's last answer within the window; the rest offline.
+    const enroll = (name: string, answeredAt: Date | null) =>
       w.db.machine.create({
         data: {
           workspaceId: session.workspaceId,
@@ -116,12 +117,29 @@ describe("readMachines", () => {
           os: "linux",
           arch: "arm64",
           hasDisplay: name === "studio",
-          lastSeenAt,
+          lastSeenAt: answeredAt,
+          ...(answeredAt === null
+            ? {}
+            : {
+                connection: {
+                  create: { replicaId: "r1", connectedAt: answeredAt, lastHeartbeatAt: answeredAt },
+                },
+              }),
         },
       });
     const studio = await enroll("studio", new Date(NOW.getTime() - MACHINE_ONLINE_WINDOW_MS));
     await enroll("attic", new Date(NOW.getTime() - MACHINE_ONLINE_WINDOW_MS - 1));
     await enroll("never", null);
+    // Seen a moment ago, but its channel ended: offline at once.
+    await w.db.machine.create({
+      data: {
+        workspaceId: session.workspaceId,
+        name: "gone",
+        os: "linux",
+        arch: "arm64",
+        lastSeenAt: NOW,
+      },
+    });
     await w.db.session.update({
       where: { id: session.sessionId },
       data: { activeSandboxId: studio.id, activeEpoch: 1 },
@@ -142,10 +160,11 @@ describe("readMachines", () => {
     expect(machines.map((m) => [m.name, m.kind, m.state, m.active])).toEqual([
       ["group box", "group", "cold", false],
       ["attic", "selfhosted", "offline", false],
+      ["gone", "selfhosted", "offline", false],
       ["never", "selfhosted", "offline", false],
       ["studio", "selfhosted", "online", true],
     ]);
-    expect(machines[3]).toMatchObject({
+    expect(machines[4]).toMatchObject({
       sandboxId: studio.id,
       sessionId: session.sessionId,
       isSessionGroup: false,
