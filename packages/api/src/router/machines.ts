@@ -76,7 +76,8 @@ export const machinesRouter = {
 
   /**
    * Every machine enrolled in the workspace, revoked ones included: name, os/arch/display, boxd
-   * version, and `online` (heard from within MACHINE_ONLINE_WINDOW_MS), `offline` or `revoked`.
+   * version, and `online` (connected, its agent answered within MACHINE_ONLINE_WINDOW_MS),
+   * `offline` or `revoked`.
    */
   listWorkspace: memberProcedure.query(async ({ ctx }) =>
     readEnrolledMachines(ctx.db, { workspaceId: ctx.workspaceId }, await ctx.clock.now()),
