@@ -8,12 +8,12 @@ import {
   type AgentFacts,
   type AgentReply,
 } from "@berth/box-protocol";
-import type { DbClient } from "@berth/db";
-import { machineCredentialHash, newMachineCredential } from "@berth/sandbox";
+import { newMachineCredential } from "@berth/sandbox";
 import { ManualClock } from "@berth/sandbox/testing";
 import { useTestDatabase } from "@berth/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiEnvSchema, createBerthApi, serveApi, type BerthApi } from "../src/index.ts";
+import { seedMachine } from "./support/seedMachine.ts";
 import { publicUrl, testSecret } from "./support/testApi.ts";
 
 const database = useTestDatabase();
@@ -46,21 +46,6 @@ afterAll(async () => {
   await api.close();
   await rm(boxdDir, { recursive: true, force: true });
 });
-
-/** An enrolled machine and its credential, as enrollment leaves them. */
-async function seedMachine(db: DbClient) {
-  const workspace = await db.workspace.create({
-    data: { slug: `ws-${crypto.randomUUID()}`, name: "Workspace" },
-  });
-  const machine = await db.machine.create({
-    data: { workspaceId: workspace.id, name: "laptop", os: "", arch: "" },
-  });
-  const credential = newMachineCredential();
-  await db.machineCredential.create({
-    data: { machineId: machine.id, credentialHash: machineCredentialHash(credential) },
-  });
-  return { machineId: machine.id, workspaceId: workspace.id, credential };
-}
 
 /** The agent's side of the channel, spoken over real HTTP: SSE in, POSTed replies out. */
 async function connectAgent(credential: string) {

@@ -3,13 +3,12 @@
 // machine's channel is relayed to the one holding it; once the agent reconnects to the other
 // replica, a relay naming the old connection is refused by its epoch and the new route works;
 // a relay without the replicas' derived key is refused; an agent gone answers machine_offline.
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BoxError, type AgentRequest } from "@berth/box-protocol";
 import type { DbClient } from "@berth/db";
-import { machineBoxClient, machineCredentialHash, newMachineCredential } from "@berth/sandbox";
-import { useTestDatabase } from "@berth/testkit";
+import { machineBoxClient } from "@berth/sandbox";
+import { freePort, useTestDatabase } from "@berth/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   apiEnvSchema,
@@ -21,6 +20,7 @@ import {
 } from "../src/index.ts";
 import { serveReplicaProcess, type ServedReplica } from "./support/processes.ts";
 import { connectScriptedAgent, type ScriptedAgent } from "./support/scriptedAgent.ts";
+import { seedMachine } from "./support/seedMachine.ts";
 import { publicUrl, testSecret } from "./support/testApi.ts";
 
 const database = useTestDatabase();
@@ -32,16 +32,6 @@ let here: BerthApi;
 let servedHere: ServedApi;
 let there: ServedReplica;
 const agents: ScriptedAgent[] = [];
-
-/** A loopback port nothing listens on now: a replica must know its address before it serves. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 beforeAll(async () => {
   const [portHere, portThere] = [await freePort(), await freePort()];
@@ -69,20 +59,6 @@ afterAll(async () => {
   await servedHere.close();
   await here.close();
 });
-
-async function seedMachine(db: DbClient) {
-  const workspace = await db.workspace.create({
-    data: { slug: `ws-${crypto.randomUUID()}`, name: "Workspace" },
-  });
-  const machine = await db.machine.create({
-    data: { workspaceId: workspace.id, name: "laptop", os: "", arch: "" },
-  });
-  const credential = newMachineCredential();
-  await db.machineCredential.create({
-    data: { machineId: machine.id, credentialHash: machineCredentialHash(credential) },
-  });
-  return { machineId: machine.id, workspaceId: workspace.id, credential };
-}
 
 /** Connects a scripted agent to `server`; it lists one file named after where it is connected. */
 async function agentAt(server: string, credential: string, name: string) {

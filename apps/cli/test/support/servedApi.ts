@@ -1,12 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiEnvSchema, createBerthApi, serveApi, type BerthApi, type ServedApi } from "@berth/api";
 import { seedTokenOwner } from "@berth/client/testing";
 import { createDbClient, type DbClient } from "@berth/db";
 import { removeLocalBoxes } from "@berth/sandbox/testing";
-import { useTestDatabase } from "@berth/testkit";
+import { freePort, useTestDatabase } from "@berth/testkit";
 import { afterAll, beforeAll } from "vitest";
 import { runCli, type CliEnvironment, type CliRun } from "./runCli.ts";
 
@@ -33,16 +32,6 @@ export interface CliWorld {
   ): Promise<CliRun>;
   /** Drops every open connection (server-sent event streams too) and serves again on the same port. */
   restartHttp(options: { downMs: number }): Promise<void>;
-}
-
-/** A loopback port free now, so the API's public URL (its trusted origin) can name it up front. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 /**
