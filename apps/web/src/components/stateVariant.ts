@@ -5,13 +5,19 @@ import type { inferRouterOutputs } from "@trpc/server";
 /** A session's box's states, in the order it lives them. */
 export const boxStates = ["cold", "warming", "warm", "draining"] as const;
 
-/** Every state a machine is shown in: a box's, or an enrolled machine's. */
-export type MachineState = inferRouterOutputs<AppRouter>["machines"]["list"][number]["state"];
+type Outputs = inferRouterOutputs<AppRouter>["machines"];
+
+/**
+ * Every state a machine is shown in: a box's, or an enrolled machine's (revoked ones only on
+ * the workspace's Machines page; a session lists none).
+ */
+export type MachineState =
+  Outputs["list"][number]["state"] | Outputs["listWorkspace"][number]["state"];
 
 /**
  * The badge of each state: resting ones are quiet (cold, offline), a box on its way up or down is
- * amber (draining a paler amber than warming), a live one is green. Dots follow the badge's
- * data-state in the kit's stylesheet.
+ * amber (draining a paler amber than warming), a live one is green, a revoked machine red. Dots
+ * follow the badge's data-state in the kit's stylesheet.
  */
 export function stateVariant(state: MachineState): BadgeVariant {
   switch (state) {
@@ -25,5 +31,7 @@ export function stateVariant(state: MachineState): BadgeVariant {
       return "success";
     case "offline":
       return "muted";
+    case "revoked":
+      return "destructive";
   }
 }

@@ -1,12 +1,17 @@
 import Link from "next/link";
 
-/** Links to each of the person's workspaces, as tabs in the top bar; the current one is marked. */
+/**
+ * Links to each of the person's workspaces, as tabs in the top bar; the current one is marked.
+ * Each goes to the same page (`path`, the dashboard by default) in the other workspace.
+ */
 export function WorkspaceSwitcher({
   workspaces,
   currentId,
+  path = "/",
 }: {
   workspaces: readonly { id: string; name: string }[];
   currentId: string;
+  path?: string;
 }) {
   return (
     <nav
@@ -16,7 +21,7 @@ export function WorkspaceSwitcher({
       {workspaces.map((workspace) => (
         <Link
           key={workspace.id}
-          href={`/?workspace=${workspace.id}`}
+          href={`${path}?workspace=${workspace.id}`}
           aria-current={workspace.id === currentId ? "page" : undefined}
           className="rounded-md px-2.5 py-1 text-sm whitespace-nowrap text-muted-foreground no-underline transition-colors hover:text-foreground aria-[current=page]:bg-card aria-[current=page]:font-medium aria-[current=page]:text-foreground aria-[current=page]:shadow-xs"
         >

@@ -10,6 +10,7 @@ import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 import { PageMain } from "../pageMain.tsx";
 import { TopBar } from "../topBar.tsx";
+import { WorkspacePages } from "../workspacePages.tsx";
 import { AuditSection } from "./auditSection.tsx";
 import { CreateWorkspaceForm } from "./createWorkspaceForm.tsx";
 import { MembersSection } from "./membersSection.tsx";
@@ -103,6 +104,7 @@ export function WorkspaceView({
             </span>
           </p>
         </div>
+        <WorkspacePages workspaceId={current.id} current="overview" />
         {sessions?.workspaceId === current.id ? (
           sessions.section
         ) : (
