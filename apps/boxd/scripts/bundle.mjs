@@ -8,8 +8,9 @@
 //   daemon.cjs loads from its own folder.
 // - boxd.mjs, the single-file boxd a user's machine runs as `node boxd.mjs agent …` (Berth
 //   serves it): ES module with everything inside, the worker thread's module included (started
-//   from a data: URL), and node-pty replaced by a stub (an agent serves no terminals), so it
-//   needs nothing beside it but Node 20.
+//   from a data: URL), and node-pty replaced by a stub, so it needs nothing beside it but Node
+//   20. An agent's terminals run on util-linux `script` (src/agent/agentTerminals.ts), never
+//   on node-pty: only boxd in a box (server/boxd.ts) spawns through it.
 // node-pty stays outside (native). `node scripts/bundle.mjs <folder>` writes there instead.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -53,14 +54,18 @@ const thread = await build({
 });
 const threadCode = thread.outputFiles[0].text;
 const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-/** node-pty's stand-in in boxd.mjs: never called, as the agent refuses terminal operations. */
+/**
+ * node-pty's stand-in in boxd.mjs: never called, as the agent's terminals spawn through
+ * `script` (src/terminals/scriptPty.ts); it is bundled only because boxd.mjs also holds boxd's
+ * in-box server, whose terminals use node-pty.
+ */
 const noPty = {
   name: "no-node-pty",
   setup(plugin) {
     plugin.onResolve({ filter: /^node-pty$/ }, () => ({ path: "node-pty", namespace: "no-pty" }));
     plugin.onLoad({ filter: /.*/, namespace: "no-pty" }, () => ({
       contents:
-        'export function spawn() { throw new Error("terminals are not available in boxd.mjs"); }',
+        'export function spawn() { throw new Error("node-pty is not in boxd.mjs: only the agent\'s terminals (through script) are"); }',
       loader: "js",
     }));
   },

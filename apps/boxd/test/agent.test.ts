@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { AgentReply } from "@berth/box-protocol";
+import type { AgentReply, TerminalEvent, TerminalInfo } from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentBerthDouble } from "./agentBerthDouble.ts";
 import { startAgent, type AgentProcess } from "./agentProcess.ts";
@@ -46,8 +46,8 @@ afterAll(async () => {
   await berth.close();
 });
 
-function agent(args: readonly string[]): AgentProcess {
-  const started = startAgent({ bundle, cwd: away, args });
+function agent(args: readonly string[], env?: NodeJS.ProcessEnv): AgentProcess {
+  const started = startAgent({ bundle, cwd: away, args, env });
   agents.push(started);
   return started;
 }
@@ -60,6 +60,26 @@ function expectOk(reply: AgentReply): unknown {
 function expectError(reply: AgentReply): string {
   if (reply.ok) throw new Error(`expected a refusal, got ${JSON.stringify(reply.result)}`);
   return reply.error.code;
+}
+
+/** A terminal's output read through the channel (readTerminal) until it matches; the text. */
+async function outputUntil(id: string, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  let text = "";
+  let since = 0;
+  while (!pattern.test(text)) {
+    if (Date.now() > deadline) throw new Error(`no ${String(pattern)} in ${JSON.stringify(text)}`);
+    if (since > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { events } = expectOk(await berth.request("readTerminal", { id, since })) as {
+      events: TerminalEvent[];
+    };
+    for (const event of events) {
+      if (event.type !== "output") continue;
+      text += event.data;
+      since = event.seq;
+    }
+  }
+  return text;
 }
 
 describe("boxd.mjs agent, run from a folder outside the checkout", () => {
@@ -145,13 +165,47 @@ describe("boxd.mjs agent, run from a folder outside the checkout", () => {
     await berth.request("gitDiff", { path: `--output=${injected}` });
     await expect(stat(injected)).rejects.toThrow();
     expect(expectError(await berth.request("read", { nope: 1 }))).toBe("invalid_request");
-    expect(expectError(await berth.request("openTerminal", { cols: 80, rows: 24 }))).toBe(
-      "unavailable",
-    );
 
     expect(first.output()).toMatch(/"op":"write".*"msg":"request served"/);
     expect(await first.stop()).toBe(0);
   }, 60_000);
+
+  it("serves a terminal through the channel, on util-linux script's pty", async () => {
+    const before = berth.hellos.length;
+    // A home of its own: the shell must not run this machine's dotfiles.
+    const home = await tempFolder("agent-home-");
+    const started = agent(["--server", berth.url, "--root", root, "--state-dir", stateDir], {
+      ...process.env,
+      HOME: home,
+    });
+    await berth.connections(before + 1);
+    expect(started.output()).toMatch(/"msg":"terminals through script"/);
+    const opened = expectOk(
+      await berth.request("openTerminal", { cwd: "notes", cols: 80, rows: 24 }),
+    ) as TerminalInfo;
+    expect(opened).toMatchObject({ cwd: "notes", cols: 80, rows: 24, exited: false });
+    expectOk(await berth.request("writeTerminal", { id: opened.id, data: "echo $((6*7))\n" }));
+    expect(await outputUntil(opened.id, /[\r\n]42\r\n/)).toContain("echo $((6*7))");
+
+    expectOk(await berth.request("resizeTerminal", { id: opened.id, cols: 100, rows: 30 }));
+    expectOk(await berth.request("writeTerminal", { id: opened.id, data: "stty size; pwd\n" }));
+    expect(await outputUntil(opened.id, /30 100\r\n.*\r\n/)).toContain(
+      `30 100\r\n${join(root, "notes")}\r\n`,
+    );
+    const listed = expectOk(await berth.request("listTerminals", {})) as {
+      terminals: TerminalInfo[];
+    };
+    expect(listed.terminals).toEqual([
+      expect.objectContaining({ id: opened.id, cols: 100, rows: 30 }),
+    ]);
+
+    expectOk(await berth.request("closeTerminal", { id: opened.id }));
+    expect(expectOk(await berth.request("listTerminals", {}))).toEqual({ terminals: [] });
+    expect(expectError(await berth.request("readTerminal", { id: opened.id }))).toBe(
+      "terminal_not_found",
+    );
+    expect(await started.stop()).toBe(0);
+  }, 30_000);
 
   it("restarted without --enroll, reconnects with the stored credential", async () => {
     const before = berth.hellos.length;
@@ -199,5 +253,34 @@ describe("boxd.mjs agent, run from a folder outside the checkout", () => {
     void berth.request("list", { path: "" }); // its reply is refused: never answered
     expect(await fourth.exited).toBe(4);
     expect(fourth.output()).toMatch(/revoked/);
+  });
+
+  it("without util-linux's script on its PATH, answers openTerminal unsupported: what to install", async () => {
+    berth.refuseReplies = false;
+    const bare = await tempFolder("agent-path-");
+    for (const program of ["node", "git"]) {
+      const { stdout } = await run("sh", ["-c", `command -v ${program}`]);
+      await symlink(stdout.trim(), join(bare, program));
+    }
+    const before = berth.hellos.length;
+    const fifth = agent(["--server", berth.url, "--root", root, "--state-dir", stateDir], {
+      ...process.env,
+      PATH: bare,
+    });
+    await berth.connections(before + 1);
+    const refused = await berth.request("openTerminal", { cols: 80, rows: 24 });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: "unsupported",
+        message: expect.stringContaining("install util-linux (it provides `script`)") as unknown,
+      },
+    });
+    expect(fifth.output()).toMatch(/"msg":"terminals unsupported"/);
+    // Everything else is served as before.
+    expect(expectOk(await berth.request("gitStatus", {}))).toMatchObject({
+      branch: { head: "main" },
+    });
+    expect(await fifth.stop()).toBe(0);
   });
 });

@@ -14,9 +14,12 @@ export function startAgent(options: {
   readonly bundle: string;
   readonly cwd: string;
   readonly args: readonly string[];
+  /** The agent's environment; this process's by default. */
+  readonly env?: NodeJS.ProcessEnv;
 }): AgentProcess {
   const child = spawn(process.execPath, [options.bundle, "agent", ...options.args], {
     cwd: options.cwd,
+    env: options.env ?? process.env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -168,6 +168,11 @@ export const errorAdvice: Readonly<Record<BerthErrorCode, Advice>> = {
       "The machine's agent is not connected: start it there (`node boxd.mjs agent --server URL --root DIR`), then run this again.",
   },
   stale_route: retryLater,
+  unsupported: {
+    reason: "usage",
+    hint: () =>
+      "The machine lacks what this needs: install what the message names there, restart its agent, then run the command again.",
+  },
   internal: report,
 
   // The lease.

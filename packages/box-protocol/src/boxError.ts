@@ -41,6 +41,10 @@ export const BOX_ERROR_CODES = [
    * the receiving replica holds (the agent reconnected): nothing ran; read the route again.
    */
   "stale_route",
+   * This machine lacks what the operation needs (an agent's machine without util-linux's
+   * `script` for terminals): the message says what to install. Not retryable as it is.
+   */
+  "unsupported",
   "internal",
 ] as const;
 
@@ -98,6 +102,9 @@ export function httpStatusOf(code: BoxErrorCode): number {
       return 503;
     case "stale_route":
       return 409;
+    case "unsupported":
+      // Not Implemented (RFC 9110): this server lacks what the request needs.
+      return 501;
     case "internal":
       return 500;
   }

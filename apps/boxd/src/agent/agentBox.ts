@@ -1,11 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  BoxError,
-  boxOperations,
-  type AgentReply,
-  type AgentRequest,
-  type BoxOperationName,
-} from "@berth/box-protocol";
+import { BoxError, boxOperations, type AgentReply, type AgentRequest } from "@berth/box-protocol";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { childBaseEnv } from "../env.ts";
@@ -16,16 +10,7 @@ import type { BoxdContext } from "../server/context.ts";
 import { createHandlers, type Handlers } from "../server/handlers.ts";
 import { BoxdIdentity } from "../server/identity.ts";
 import { TerminalRegistry } from "../terminals/terminalRegistry.ts";
-
-/** Terminals are not served by an agent yet (issue 39, part 1): their operations say so. */
-const TERMINAL_OPERATIONS: ReadonlySet<BoxOperationName> = new Set([
-  "openTerminal",
-  "listTerminals",
-  "writeTerminal",
-  "resizeTerminal",
-  "readTerminal",
-  "closeTerminal",
-]);
+import { agentPtySpawner } from "./agentTerminals.ts";
 
 /** boxd's own handlers over the agent's --root: what every channel request runs through. */
 export interface AgentBox {
@@ -37,7 +22,9 @@ export interface AgentBox {
 /**
  * The box an agent serves, built as startBoxd (server/boxd.ts) builds boxd's, minus the HTTP
  * listener: the same WorkspaceRoot confinement, disk watch and git context, so an agent's
- * operations are exactly a box's — and escape the root exactly as little.
+ * operations are exactly a box's — and escape the root exactly as little. Its terminals run on
+ * `script` instead of node-pty (agentTerminals.ts), read by polling (readTerminal): the
+ * channel carries no attach stream.
  */
 export async function openAgentBox(options: {
   readonly root: string;
@@ -47,12 +34,13 @@ export async function openAgentBox(options: {
   const root = await WorkspaceRoot.open(options.root);
   const logger = options.logger;
   const disk = new DiskWatch({ limitBytes: undefined, measure: duMeasure(root.realPath), logger });
+  const baseEnv = childBaseEnv();
   const context: BoxdContext = {
     root,
     disk,
-    terminals: new TerminalRegistry(),
-    git: { root: root.realPath, baseEnv: childBaseEnv(), user: undefined },
-    baseEnv: childBaseEnv(),
+    terminals: new TerminalRegistry(await agentPtySpawner({ searchPath: baseEnv.PATH, logger })),
+    git: { root: root.realPath, baseEnv, user: undefined },
+    baseEnv,
     user: undefined,
     // Nothing reads it without a listener; a random token so it could never open anything.
     identity: BoxdIdentity.bound({
@@ -68,6 +56,8 @@ export async function openAgentBox(options: {
   return {
     serve: (request) => serveRequest(handlers, request),
     close: async () => {
+      // Hung up as boxd's stop hangs up its own: no shell outlives the agent that served it.
+      context.terminals.closeAll();
       disk.stop();
       await root.close();
     },
@@ -92,9 +82,6 @@ async function serveRequest(handlers: Handlers, request: AgentRequest): Promise<
 
 async function runOperation(handlers: Handlers, request: AgentRequest): Promise<unknown> {
   const { op } = request;
-  if (TERMINAL_OPERATIONS.has(op)) {
-    throw new BoxError("unavailable", `${op}: terminals are not served by a machine's agent yet`);
-  }
   const parsed = (boxOperations[op].request as z.ZodType).safeParse(request.input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

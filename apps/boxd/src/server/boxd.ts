@@ -8,6 +8,7 @@ import { DiskWatch, duMeasure } from "../fs/diskWatch.ts";
 import { sweepStaleTemp } from "../fs/sweepTemp.ts";
 import { WorkspaceRoot } from "../fs/workspaceRoot.ts";
 import { SHUTDOWN_GRACE_MS } from "../limits.ts";
+import { nodePtySpawner } from "../terminals/nodePty.ts";
 import { TerminalRegistry } from "../terminals/terminalRegistry.ts";
 import { warmManifestThreads } from "../workspace/manifestBuilder.ts";
 import { createAttachServer } from "./attach.ts";
@@ -60,7 +61,7 @@ export async function startBoxd(options: StartBoxdOptions): Promise<RunningBoxd>
   const context: BoxdContext = {
     root,
     disk,
-    terminals: new TerminalRegistry(),
+    terminals: new TerminalRegistry(nodePtySpawner),
     git: { root: root.realPath, baseEnv: childBaseEnv(), user: options.user },
     baseEnv: childBaseEnv(),
     user: options.user,

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { spawn, type IPty } from "node-pty";
 import type { TerminalEvent, TerminalInfo } from "@berth/box-protocol";
 import { commandLine, type CommandUser } from "../commandUser.ts";
 import { TERMINAL_REPLAY_BYTES } from "../limits.ts";
+import type { Pty, PtySpawner } from "./ptyPort.ts";
 import { ReplayBuffer } from "./replayBuffer.ts";
 
 export type TerminalListener = (event: TerminalEvent) => void;
@@ -20,34 +20,38 @@ export interface TerminalOptions {
 }
 
 /**
- * One bash on a PTY. Its output is numbered and kept in a bounded replay buffer, so clients
- * come and go (it outlives every connection) and each resumes from the last number it saw.
+ * One bash on a PTY (the box's PtySpawner: ptyPort.ts). Its output is numbered and kept in a
+ * bounded replay buffer, so clients come and go (it outlives every connection) and each
+ * resumes from the last number it saw.
  */
 export class Terminal {
   readonly id = randomUUID();
   readonly createdAt = new Date().toISOString();
-  private readonly pty: IPty;
+  private readonly pty: Pty;
   private readonly buffer = new ReplayBuffer(TERMINAL_REPLAY_BYTES);
   private readonly listeners = new Set<TerminalListener>();
   private exit: { exitCode: number | null; signal: number | null } | undefined;
 
-  constructor(private readonly options: TerminalOptions) {
-    const [file, ...args] = commandLine(options.user, ["bash"]);
-    this.pty = spawn(file, args, {
-      name: "xterm-256color",
+  /** Throws what `spawn` throws (a BoxError when this machine has no pty to give). */
+  constructor(
+    spawn: PtySpawner,
+    private readonly options: TerminalOptions,
+  ) {
+    this.pty = spawn(commandLine(options.user, ["bash"]), {
       cols: options.cols,
       rows: options.rows,
       cwd: options.cwd,
       // The prompt shows only the last folder of the path (a local box's workspace lies deep):
       // a prompt wider than the screen wraps, and bash's redraw after a resize counts those
-      // wrapped lines at the old width, drawing over the output above it.
-      env: { TERM: "xterm-256color", PROMPT_DIRTRIM: "1", ...options.env },
+      // wrapped lines at the old width, drawing over the output above it. TERM is always
+      // xterm-256color, the terminal every client draws with.
+      env: { PROMPT_DIRTRIM: "1", ...options.env, TERM: "xterm-256color" },
     });
     this.pty.onData((data) =>
       this.emit(this.buffer.append(data, { cols: this.pty.cols, rows: this.pty.rows })),
     );
     this.pty.onExit(({ exitCode, signal }) => {
-      this.exit = { exitCode, signal: signal ?? null };
+      this.exit = { exitCode, signal };
       this.emit({ type: "exit", ...this.exit });
     });
   }

@@ -1,4 +1,5 @@
 import { BoxError, type TerminalInfo } from "@berth/box-protocol";
+import type { PtySpawner } from "./ptyPort.ts";
 import { Terminal, type TerminalOptions } from "./terminal.ts";
 
 /**
@@ -8,8 +9,12 @@ import { Terminal, type TerminalOptions } from "./terminal.ts";
 export class TerminalRegistry {
   private readonly terminals = new Map<string, Terminal>();
 
+  /** `spawn`: the ptys of this machine (node-pty in a box, `script` on an agent's machine). */
+  constructor(private readonly spawn: PtySpawner) {}
+
+  /** Throws a BoxError when this machine cannot give a pty (`unsupported`, what to install). */
   open(options: TerminalOptions): Terminal {
-    const terminal = new Terminal(options);
+    const terminal = new Terminal(this.spawn, options);
     this.terminals.set(terminal.id, terminal);
     return terminal;
   }

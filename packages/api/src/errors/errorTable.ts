@@ -79,6 +79,8 @@ const boxCodes: Record<BoxErrorCode, TRPC_ERROR_CODE_KEY> = {
   machine_offline: "PRECONDITION_FAILED",
   // Relays retry it themselves; one that still reaches a client met a machine moving replicas.
   stale_route: "SERVICE_UNAVAILABLE",
+  // The machine must first have what the message names installed: no retry will do.
+  unsupported: "PRECONDITION_FAILED",
   internal: "INTERNAL_SERVER_ERROR",
 };
 

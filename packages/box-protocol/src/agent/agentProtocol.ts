@@ -57,7 +57,10 @@ export const enrollResponseSchema = z.object({
 });
 export type EnrollResponse = z.infer<typeof enrollResponseSchema>;
 
-/** The JSON operations a machine serves through the channel (streams and terminals do not). */
+/**
+ * The JSON operations a machine serves through the channel: every one, terminals included
+ * (read by polling readTerminal; the attach stream and the file streams are not carried).
+ */
 export const AGENT_OPERATIONS = Object.keys(boxOperations) as [
   BoxOperationName,
   ...BoxOperationName[],

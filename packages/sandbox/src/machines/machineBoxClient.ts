@@ -6,7 +6,10 @@
 import { boxOperations, type BoxClient, type BoxOperationName } from "@berth/box-protocol";
 import type { AgentCallOptions, AgentChannels, MachineTarget } from "./agentChannels.ts";
 
-/** The JSON operations of a BoxClient (streams and terminal attach are not served by agents). */
+/**
+ * The JSON operations of a BoxClient, terminals' included; streams and terminal attach are not
+ * served by agents.
+ */
 export type MachineBoxClient = Pick<BoxClient, BoxOperationName>;
 
 /** A client of one machine, in the caller's workspace; every method rejects with a BoxError. */
