@@ -41,6 +41,7 @@ export const BOX_ERROR_CODES = [
    * the receiving replica holds (the agent reconnected): nothing ran; read the route again.
    */
   "stale_route",
+  /**
    * This machine lacks what the operation needs (an agent's machine without util-linux's
    * `script` for terminals): the message says what to install. Not retryable as it is.
    */
