@@ -8,6 +8,7 @@ import { registerGit } from "./commands/git.ts";
 import { registerLeases } from "./commands/leases.ts";
 import { registerMachines } from "./commands/machines.ts";
 import { registerSessions } from "./commands/sessions.ts";
+import { registerSwap } from "./commands/swap.ts";
 import { registerTerminal } from "./commands/terminal.ts";
 import { registerTransfer } from "./commands/transfer.ts";
 import type { CliContext } from "./context.ts";
@@ -33,6 +34,7 @@ export function buildProgram(cli: CliContext): Command {
   registerAuth(program, cli);
   registerSessions(program, cli);
   registerMachines(program, cli);
+  registerSwap(program, cli);
   registerFiles(program, cli);
   registerTransfer(program, cli);
   registerGit(program, cli);

@@ -1,6 +1,7 @@
 // Issue 39: `berth machines enroll` prints a one-time code, its expiry and the agent's command;
 // a machine enrolled with it (POST /agent/v1/enroll over real HTTP) shows in `berth machines
-// enrolled`, and `rename` and `revoke` act on it. The built CLI against the real API and Postgres.
+// enrolled`, and `rename`, `rotate` and `revoke` act on it; `berth swap` moves a session. The built
+// CLI against the real API and Postgres.
 import { describe, expect, it } from "vitest";
 import { useServedApi } from "./support/servedApi.ts";
 
@@ -85,5 +86,17 @@ describe("berth machines (enrolled)", () => {
     const boxes = await world.berth(["machines", "--json"]);
     expect(boxes.code, boxes.stderr).toBe(0);
     expect(boxes.json()).toEqual({ machines: [] });
+
+    // `berth swap` (issue 41): a revoked (so offline) machine is refused, nothing moved; the group box is
+    // a target like any other (woken first).
+    const session = await world.newSession();
+    const offline = await world.berth(["swap", session, machineId]);
+    expect(offline.code).not.toBe(0);
+    expect(offline.stderr).toContain("offline");
+    const home = await world.berth(["swap", session, "group", "--json"]);
+    expect(home.code, home.stderr).toBe(0);
+    expect(home.json()).toEqual({
+      swap: { sessionId: session, activeSandboxId: null, activeEpoch: 1, from: null },
+    });
   });
 });

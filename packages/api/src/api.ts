@@ -11,6 +11,8 @@ import {
   lazyInstallationId,
   leaseConfigFromEnv,
   type LeaseWakeups,
+  machineBoxClient,
+  type MachineClients,
   progressRecorder,
   SpawnerSystem,
   WorkspaceArchiver,
@@ -37,6 +39,16 @@ import { createTrpcHandler } from "./http/trpcHandler.ts";
 import { defaultApiLogger, type ApiLogger } from "./logger.ts";
 import { appRouter } from "./root.ts";
 import type { ApiContext, BuildInfo } from "./trpc.ts";
+
+/** What box services are built over: the database, its clock, and what they reach. */
+export interface BoxDeps {
+  readonly db: DbClient;
+  readonly clock: Clock;
+  /** Wakes calls waiting for a lease another call is warming. */
+  readonly wakeups: LeaseWakeups;
+  /** Reaches the enrolled machines sessions are swapped onto. */
+  readonly machines: MachineClients;
+}
 
 /** One process's API: the router, sign-in, and the per-request context over one db client. */
 export interface BerthApi {
@@ -91,8 +103,8 @@ export function createBerthApi(
   env: ApiEnv,
   options: {
     clock?: Clock;
-    /** Box services; `wakeups` wakes calls waiting for a lease another call is warming. */
-    boxes?: (db: DbClient, clock: Clock, wakeups: LeaseWakeups) => BoxAccess;
+    /** Box services, built over what BoxDeps names. */
+    boxes?: (deps: BoxDeps) => BoxAccess;
     /** How live-event subscribers are woken (default: LISTEN on Postgres, polling on PGlite). */
     leaseEvents?: LeaseEventFeedSettings;
     /** Where internal errors are logged (default: pino's JSON lines on stdout). */
@@ -110,7 +122,6 @@ export function createBerthApi(
     ...options.leaseEvents,
   });
   const tokens = new TokenCache({ db, connectionString: env.DATABASE_URL });
-  const boxes = (options.boxes ?? configuredBoxes(env))(db, clock, leaseEvents);
   // One per process: the replica holding a machine's channel runs its calls; the others relay
   // them there, presenting a key only replicas can derive.
   const relayKey = deriveSecret(env.BERTH_SECRET, "agent-relay");
@@ -120,6 +131,13 @@ export function createBerthApi(
     relay: httpRelay(relayKey),
     ...(env.BERTH_REPLICA_URL === undefined ? {} : { replicaUrl: env.BERTH_REPLICA_URL }),
     ...options.agentChannels,
+  });
+  const machines: MachineClients = (target) => machineBoxClient(agentChannels, target);
+  const boxes = (options.boxes ?? configuredBoxes(env))({
+    db,
+    clock,
+    wakeups: leaseEvents,
+    machines,
   });
   const origins = trustedOrigins(env.BERTH_PUBLIC_URL);
   const auth = createAuth({
@@ -207,10 +225,8 @@ export function createBerthApi(
  * Box services over the configured backends (local; Kubernetes as BERTH_BACKEND and
  * BERTH_KUBE_TEMPLATE say), restoring from the archive store.
  */
-function configuredBoxes(
-  env: ApiEnv,
-): (db: DbClient, clock: Clock, wakeups: LeaseWakeups) => BoxAccess {
-  return (db, clock, wakeups) => {
+function configuredBoxes(env: ApiEnv): (deps: BoxDeps) => BoxAccess {
+  return ({ db, clock, wakeups, machines }) => {
     const resources = { db, clock, config: leaseConfigFromEnv(env) };
     // Both backends label their boxes with the one installation id (the orphan sweep's scope).
     const installationId = lazyInstallationId({ db, dataDir: resolve(env.BERTH_DATA_DIR) });
@@ -243,6 +259,7 @@ function configuredBoxes(
       spawner: new SpawnerSystem({ resources, backends, restorer }),
       archiver,
       wakeups,
+      machines,
     });
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { BoxClient } from "@berth/box-protocol";
-import type { BoxHandle } from "@berth/sandbox";
+import type { BoxHandle, RoutedTo } from "@berth/sandbox";
 import { idSchema } from "@berth/validators";
 import { z } from "zod";
 import { requireOwnPages, type MemberContext } from "./trpc.ts";
@@ -51,13 +51,16 @@ function boxRequest<I extends { workspaceId: string; sessionId: string }>(
 }
 
 /**
- * A write's answer with the workspace generation it was admitted at: what the dashboard shows
- * beside each save, and what a client compares with `archiveGeneration`.
+ * A write's answer with where it landed (`routedTo`: the group box or an enrolled machine) and
+ * the workspace generation it was admitted at — what the dashboard shows beside each save and a
+ * client compares with `archiveGeneration`; null on a machine, whose writes never advance the
+ * group lease's generations. It names the target the write reached, so nobody writes it twice.
  */
 export function withGeneration<T extends object>(
   result: T,
   handle: BoxHandle,
-): T & { generation: number } {
-  if (handle.generation === null) throw new Error("withGeneration is for admitted writes");
-  return { ...result, generation: handle.generation };
+): T & { generation: number | null; routedTo: RoutedTo } {
+  if (handle.routedTo.kind === "group" && handle.generation === null)
+    throw new Error("withGeneration is for admitted writes");
+  return { ...result, generation: handle.generation, routedTo: handle.routedTo };
 }

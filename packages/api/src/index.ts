@@ -2,7 +2,7 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "./root.ts";
 
 export { createBerthApi, trustedOrigins } from "./api.ts";
-export type { BerthApi } from "./api.ts";
+export type { BerthApi, BoxDeps } from "./api.ts";
 export type { ApiLogger } from "./logger.ts";
 export { invitationHeader } from "./auth/betterAuth.ts";
 export { deriveSecret } from "./auth/secrets.ts";

@@ -1,4 +1,5 @@
 import type { RouterFixtures } from "./fixtures.ts";
+import { adminFixtures, adminRouter } from "./router/admin.ts";
 import { archivesFixtures, archivesRouter } from "./router/archives.ts";
 import { machinesFixtures, machinesRouter } from "./router/machines.ts";
 import { auditFixtures, auditRouter } from "./router/audit.ts";
@@ -30,6 +31,7 @@ const routers = {
   archives: archivesRouter,
   machines: machinesRouter,
   recovery: recoveryRouter,
+  admin: adminRouter,
   fs: fsRouter,
   exec: execRouter,
   git: gitRouter,
@@ -57,6 +59,7 @@ export const appRouterFixtures: {
   archives: archivesFixtures,
   machines: machinesFixtures,
   recovery: recoveryFixtures,
+  admin: adminFixtures,
   fs: fsFixtures,
   exec: execFixtures,
   git: gitFixtures,

@@ -56,7 +56,7 @@ function boxesOver(db: DbClient, options: { restores: boolean }): BoxAccess {
 }
 
 const suite = useApiSuite({
-  boxes: (db) => {
+  boxes: ({ db }) => {
     racepoints = new RacepointBackend(localBackend());
     return boxesOver(db, { restores: true });
   },
@@ -431,7 +431,7 @@ describe("a spawn", () => {
     try {
       other = createTestApi(suite.databaseUrl, {
         dataDir: suite.dataDir,
-        boxes: (db) => boxesOver(db, { restores: false }),
+        boxes: ({ db }) => boxesOver(db, { restores: false }),
       });
       served = await serveApi(other);
       const there = client(served);

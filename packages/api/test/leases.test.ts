@@ -158,6 +158,7 @@ describe("viewer holders and the dashboard view", () => {
     expect(await owner.leases.timeline({ ...on, limit: 10 })).toEqual({
       events: [],
       nextAfterId: null,
+      swaps: [],
     });
     expect((await owner.leases.acquireTurn({ ...on, turnId: "agent" })).role).toBe("spawner");
     await owner.leases.releaseTurn({ ...on, turnId: "agent" });
@@ -182,7 +183,7 @@ describe("viewer holders and the dashboard view", () => {
       afterId: String(page2.events[1]?.id),
       limit: 2,
     });
-    expect(page3).toEqual({ events: [], nextAfterId: null });
+    expect(page3).toEqual({ events: [], nextAfterId: null, swaps: [] });
     expect(page1.events[0]?.actor).toBe("turn:turn:agent");
   });
 

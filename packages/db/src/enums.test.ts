@@ -86,6 +86,12 @@ function insertWith(table: CheckedTable, column: string): string {
       return `WITH ${newWorkspace}
     INSERT INTO audit_events (workspace_id, actor_kind, actor_id, action, target_kind, target_id, at)
     SELECT w.id, $1, 'a', 'test', 'lease', 'x', now() FROM w`;
+    case "session_events":
+      return `WITH ${newWorkspace},
+         s AS (INSERT INTO sessions (workspace_id, sandbox_group_id, backend)
+               SELECT w.id, gen_random_uuid(), 'local' FROM w RETURNING id, workspace_id)
+    INSERT INTO session_events (workspace_id, session_id, kind, active_epoch, actor, at)
+    SELECT s.workspace_id, s.id, $1, 1, 'user:u', now() FROM s`;
   }
 }
 

@@ -73,6 +73,10 @@ export type BoxNetwork = (typeof boxNetworks)[number];
 export const auditActorKinds = ["user", "token", "system", "machine"] as const;
 export type AuditActorKind = (typeof auditActorKinds)[number];
 
+/** What a session event records (session_events): a hot-swap of its pointer. */
+export const sessionEventKinds = ["swap"] as const;
+export type SessionEventKind = (typeof sessionEventKinds)[number];
+
 /** Where a stored archive stands. */
 export const archiveRecordStatuses = ["available", "unverified", "invalid"] as const;
 export type ArchiveRecordStatus = (typeof archiveRecordStatuses)[number];
@@ -115,4 +119,5 @@ export const checkedColumns = [
   { table: "mutation_admissions", column: "outcome", values: admissionOutcomes },
   { table: "archive_progress", column: "operation", values: archiveProgressOperations },
   { table: "archive_progress", column: "phase", values: archiveProgressPhases },
+  { table: "session_events", column: "kind", values: sessionEventKinds },
 ] as const satisfies readonly { table: string; column: string; values: readonly string[] }[];

@@ -89,6 +89,15 @@ export { defaultBoxdEntry } from "./backends/local/boxdEntry.ts";
 export { boxdArgv } from "./backends/local/boxProcess.ts";
 export { BoxAccess } from "./services/boxAccess.ts";
 export type { BoxAccessOptions, BoxCall, BoxHandle } from "./services/boxAccess.ts";
+export type { MachineClients } from "./services/machineBox.ts";
+export type { RoutedTo } from "./routing/routedTo.ts";
+export {
+  readSessionSwaps,
+  swapSession,
+  type SessionSwapEvent,
+  type SwapOutcome,
+  type SwapTarget,
+} from "./routing/sessionSwap.ts";
 export type { LeaseWakeup, LeaseWakeups } from "./services/leaseWakeups.ts";
 export { BoxServiceError, boxServiceErrorCodes } from "./services/boxServiceError.ts";
 export type { BoxServiceErrorCode } from "./services/boxServiceError.ts";

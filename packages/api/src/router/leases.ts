@@ -1,4 +1,5 @@
 import { readLeaseEvents } from "@berth/sandbox/events";
+import { readSessionSwaps } from "@berth/sandbox";
 import {
   LeaseError,
   type LeaseSystem,
@@ -222,7 +223,14 @@ export const leasesRouter = {
     )
     .query(async ({ ctx, input }) => {
       const leaseId = await leaseIdOf(ctx, input.sessionId);
-      if (leaseId === null) return { events: [], nextAfterId: null };
+      // Beside the lease's events, the session's swaps (hot-swap): a session that never had a
+      // box has no lease and still a history of where its work went. The latest `limit`.
+      const swaps = await readSessionSwaps(ctx.db, {
+        workspaceId: ctx.workspaceId,
+        sessionId: input.sessionId,
+        limit: input.limit,
+      });
+      if (leaseId === null) return { events: [], nextAfterId: null, swaps };
       const events = await readLeaseEvents(ctx.db, {
         workspaceId: ctx.workspaceId,
         leaseId,
@@ -233,6 +241,7 @@ export const leasesRouter = {
       return {
         events,
         nextAfterId: last !== undefined && events.length === input.limit ? last.id : null,
+        swaps,
       };
     }),
 } satisfies TRPCRouterRecord;

@@ -33,7 +33,8 @@ export const terminalRouter = {
           await box.closeTerminal({ id: terminal.id }).catch(() => undefined);
           throw error;
         }
-        return { ...terminal, epoch: handle.lease.epoch };
+        // On a machine (a swapped session) there is no group lease, so no epoch.
+        return { ...terminal, epoch: handle.lease?.epoch ?? null, routedTo: handle.routedTo };
       }),
     ),
   /** Keystrokes: what a shell runs may change the workspace, so input is admitted as a write. */

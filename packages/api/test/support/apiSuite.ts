@@ -8,7 +8,7 @@ import type { Clock } from "@berth/sandbox/clock";
 import { useTestDatabase } from "@berth/testkit";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll } from "vitest";
-import type { BerthApi } from "../../src/index.ts";
+import type { BerthApi, BoxDeps } from "../../src/index.ts";
 import { createTestApi, testSecret } from "./testApi.ts";
 
 /**
@@ -19,7 +19,7 @@ export function useApiSuite(
   options: {
     clock?: Clock;
     /** Box services of the test's own making; it may read `dataDir` of the returned suite. */
-    boxes?: (db: DbClient, clock: Clock) => BoxAccess;
+    boxes?: (deps: BoxDeps) => BoxAccess;
     /**
      * More environment for the API (e.g. an archive store), read when it is built: after the
      * hooks registered before this call (a server they start) have run.

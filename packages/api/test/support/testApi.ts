@@ -1,7 +1,6 @@
 import { randomInt } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DbClient } from "@berth/db";
 import type { BoxAccess } from "@berth/sandbox";
 import type { Clock } from "@berth/sandbox/clock";
 import { createTRPCClient, httpLink } from "@trpc/client";
@@ -13,6 +12,7 @@ import {
   type ApiLogger,
   type AppRouter,
   type BerthApi,
+  type BoxDeps,
 } from "../../src/index.ts";
 import { createCallerFactory } from "../../src/trpc.ts";
 
@@ -31,7 +31,7 @@ export function createTestApi(
     dataDir?: string;
     logger?: ApiLogger;
     /** Box services of the test's own making (a backend with racepoints, other timings). */
-    boxes?: (db: DbClient, clock: Clock) => BoxAccess;
+    boxes?: (deps: BoxDeps) => BoxAccess;
   } = {},
 ): BerthApi {
   const env = apiEnvSchema.parse({

@@ -6,6 +6,9 @@ import type { LeaseResources } from "../lease/resources.ts";
 import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { BoxServiceError } from "../services/boxServiceError.ts";
 
+/** The `fenced` reason of a call that met the session's pointer moving (hot-swap). */
+export const ROUTE_MOVED = "route_moved";
+
 /** Where a session's operations go: its group box (null) or an enrolled machine, at an epoch. */
 export type Route = SessionPointer;
 
@@ -41,6 +44,8 @@ export class RouteStep {
       readonly operation: { readonly name: string; readonly writes: boolean };
       /** The pointer as read for this operation, if the caller read it already. */
       readonly route?: Route;
+      /** The group box whatever the pointer says (a swap back waking it): no route check. */
+      readonly group?: boolean;
       /**
        * Where the settle goes when the caller answers first: an admission settled a moment
        * after the answer only makes a capture in between retry. Without it, the settle is
@@ -57,13 +62,14 @@ export class RouteStep {
     call: (route: Route, generation: number | null) => Promise<T>,
   ): Promise<T> {
     const route = input.route ?? (await this.read(input.lease.workspaceId, input.sessionId));
-    if (route.activeSandboxId !== null)
+    // The pointer moved to a machine since the caller read it: nothing reached any target.
+    if (route.activeSandboxId !== null && input.group !== true)
       throw new BoxServiceError({
-        code: "route_unavailable",
-        message:
-          "This session points at an enrolled machine; routing to machines is not built yet.",
-        retryable: false,
+        code: "fenced",
+        message: "The session's pointer moved to an enrolled machine before this call ran; retry.",
+        retryable: true,
         epoch: input.lease.epoch,
+        detail: { reason: ROUTE_MOVED },
       });
     if (!input.operation.writes) return call(route, null);
     const instanceId = input.lease.instanceId;

@@ -19,27 +19,15 @@ import { BackendError } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
 import { BoxServiceError } from "./boxServiceError.ts";
+import { groupLease, type BoxCall, type BoxHandle } from "./boxHandle.ts";
+import { holdProcess } from "./processHold.ts";
 import { LeaseChangeWaits } from "./leaseChangeWaits.ts";
+import type { MachineClients } from "./machineBox.ts";
+import { isRouteMoved, READ_ROUTE_ATTEMPTS, runOnMachine } from "./sessionRoute.ts";
+
+export type { BoxCall, BoxHandle } from "./boxHandle.ts";
 import type { LeaseWakeups } from "./leaseWakeups.ts";
 import { blockedAnswer, lostAnswer, spawnAnswer } from "./recoveryAnswers.ts";
-
-/** One call on a session's box. */
-export interface BoxCall {
-  readonly workspaceId: string;
-  readonly sessionId: string;
-  /** Unique per request: the call's holder is `direct:<requestId>`. */
-  readonly requestId: string;
-  /** `writes`: a persistable change of the workspace, admitted before it reaches the box. */
-  readonly operation: { readonly name: string; readonly writes: boolean };
-}
-
-/** What the call's body receives: a client of the box, and the lease it runs under. */
-export interface BoxHandle {
-  readonly box: BoxClient;
-  readonly lease: LeaseSnapshot;
-  /** The workspace generation this call's write was admitted at; null for a read. */
-  readonly generation: number | null;
-}
 
 export interface BoxAccessOptions {
   readonly resources: LeaseResources;
@@ -57,6 +45,8 @@ export interface BoxAccessOptions {
   readonly pollMs?: number;
   /** How often a running call touches its holder (default: a third of the viewer TTL). */
   readonly touchEveryMs?: number;
+  /** Clients of enrolled machines, for sessions swapped onto one; without it, none is reached. */
+  readonly machines?: MachineClients;
 }
 
 /**
@@ -83,8 +73,10 @@ export class BoxAccess {
   readonly #releasing = new Set<Promise<void>>();
   readonly #recovery: RecoveryActions;
   readonly #waits: LeaseChangeWaits;
+  readonly #machines: MachineClients | undefined;
 
   constructor(options: BoxAccessOptions) {
+    this.#machines = options.machines;
     this.#resources = options.resources;
     this.#leases = new LeaseSystem(options.resources);
     this.#warming = new WarmingSystem(options.resources);
@@ -132,7 +124,34 @@ export class BoxAccess {
     this.#backends.requireConfigured(kind);
   }
 
+  /**
+   * Runs `body` where the session's pointer says (read for this very call): on a machine, with
+   * no group holder and without waking the group box; else on the group box. A read that meets
+   * a pointer moving under it runs again on the new target (at most READ_ROUTE_ATTEMPTS times);
+   * a write never does: refused before it reached any target it answers `fenced` (retryable),
+   * and once it ran its handle says where it landed.
+   */
   async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        if (call.route !== "group") {
+          const pointer = await this.#route.read(call.workspaceId, call.sessionId);
+          if (pointer.activeSandboxId !== null)
+            return await runOnMachine(
+              { route: this.#route, machines: this.#machines },
+              { call, pointer, machineId: pointer.activeSandboxId },
+              body,
+            );
+        }
+        return await this.#onGroup(call, body);
+      } catch (error) {
+        if (call.operation.writes || attempt >= READ_ROUTE_ATTEMPTS || !isRouteMoved(error))
+          throw error;
+      }
+    }
+  }
+
+  async #onGroup<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
     const holder = { kind: "direct" as const, id: `direct:${call.requestId}` };
     // The pointer for this operation is read by the statement that acquires the holder: a round
     // trip saved. A pointer that moves meanwhile is still caught: a write's admission checks it.
@@ -152,6 +171,7 @@ export class BoxAccess {
           operation: call.operation,
           route,
           admission,
+          group: call.route === "group",
           settleBehind: (task) => {
             settle = task;
           },
@@ -160,8 +180,9 @@ export class BoxAccess {
         // (rejected) even when its box is not there to take it.
         async (_route, generation) => {
           const box = await this.#connect(lease);
+          const routedTo = { kind: "group" as const, id: lease.sandboxGroupId };
           try {
-            return await body({ box, lease, generation });
+            return await body({ box, lease, generation, routedTo });
           } catch (error) {
             if (!isUnreachable(error)) throw error;
             lease = await this.#confirmLossOrReport(lease, error);
@@ -198,9 +219,11 @@ export class BoxAccess {
     // Writes this process answered are settled behind their answers: a capture asked for right
     // after one must not be refused for an admission about to settle.
     await this.settled();
+    // The group box's workspace is what is archived: captured there whatever the pointer says.
     return this.run(
-      { ...call, operation: { name: "archives.capture", writes: false } },
-      async ({ lease }) => {
+      { ...call, route: "group", operation: { name: "archives.capture", writes: false } },
+      async (handle) => {
+        const lease = groupLease(handle);
         if (archiver === undefined)
           throw new BoxServiceError({
             code: "capture_unavailable",
@@ -273,32 +296,14 @@ export class BoxAccess {
    * Makes a process the call started in its box (an open terminal) a holder of the lease, under
    * the call's exact epoch and instance: the box stays warm while the process runs.
    */
-  async holdProcess(
-    handle: BoxHandle,
-    input: { sessionId: string; holderId: string },
-  ): Promise<void> {
-    const { lease } = handle;
-    const held = await this.#processes.open({
-      workspaceId: lease.workspaceId,
-      leaseId: lease.id,
-      expectedEpoch: lease.epoch,
-      instanceId: lease.instanceId ?? "",
-      holderId: input.holderId,
-      subjectId: input.sessionId,
-    });
-    if (held.outcome !== "lost") return;
-    const what = `The box moved on before its process could hold it (${held.reason}).`;
-    if (held.lease !== null && isBlocked(held.lease)) throw blockedAnswer(held.lease, { what });
-    throw new BoxServiceError({
-      code: "fenced",
-      message: `${what} Retry.`,
-      retryable: true,
-      epoch: held.lease?.epoch ?? lease.epoch,
-    });
+  holdProcess(handle: BoxHandle, input: { sessionId: string; holderId: string }): Promise<void> {
+    return holdProcess(this.#processes, handle, input);
   }
 
   /** The process ended: its hold goes (the last holder starts the idle grace). */
-  async releaseProcess(lease: LeaseSnapshot, holderId: string): Promise<boolean> {
+  async releaseProcess(lease: LeaseSnapshot | null, holderId: string): Promise<boolean> {
+    // A machine's process (lease null) held nothing of the group box's lease.
+    if (lease === null) return false;
     return this.#processes.close({ workspaceId: lease.workspaceId, leaseId: lease.id, holderId });
   }
 

@@ -6,6 +6,7 @@ import { BoxErrorAlert } from "./boxErrorAlert.tsx";
 import { useAfterWrite, type FsScope } from "./fsScope.ts";
 import { NameForm } from "./nameForm.tsx";
 import { joinPath, shownPath } from "./paths.ts";
+import { landedAt } from "../../../lib/landedAt.ts";
 
 /**
  * A new empty file or folder in `folder`. A new file is written with `expectedVersion: null`,
@@ -26,16 +27,16 @@ export function CreateEntry({
 }) {
   const trpc = useTRPC();
   const afterWrite = useAfterWrite(scope);
-  const done = (path: string, generation: number) => {
+  const done = (path: string, landed: string) => {
     void afterWrite.refreshFolder(folder);
     void afterWrite.refreshMachines();
-    onCreated(path, `Created · generation ${String(generation)} · ${shownPath(path)}`);
+    onCreated(path, `Created · ${landed} · ${shownPath(path)}`);
   };
   const write = useMutation(
-    trpc.fs.write.mutationOptions({ onSuccess: (result) => done(result.path, result.generation) }),
+    trpc.fs.write.mutationOptions({ onSuccess: (result) => done(result.path, landedAt(result)) }),
   );
   const mkdir = useMutation(
-    trpc.fs.mkdir.mutationOptions({ onSuccess: (result) => done(result.path, result.generation) }),
+    trpc.fs.mkdir.mutationOptions({ onSuccess: (result) => done(result.path, landedAt(result)) }),
   );
   const mutation = kind === "file" ? write : mkdir;
   const what = kind === "file" ? "file" : "folder";

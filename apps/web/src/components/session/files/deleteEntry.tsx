@@ -18,6 +18,7 @@ import { useTRPC } from "../../../trpc/react.tsx";
 import { BoxErrorAlert } from "./boxErrorAlert.tsx";
 import { useAfterWrite, type FsScope } from "./fsScope.ts";
 import { parentOf, shownPath } from "./paths.ts";
+import { landedAt } from "../../../lib/landedAt.ts";
 
 /**
  * Delete, after a confirmation that names exactly what goes (a folder with everything in it).
@@ -43,7 +44,7 @@ export function DeleteEntry({
         setOpen(false);
         void afterWrite.refreshFolder(parentOf(path));
         void afterWrite.refreshMachines();
-        onDeleted(path, `Deleted · generation ${String(result.generation)} · ${shownPath(path)}`);
+        onDeleted(path, `Deleted · ${landedAt(result)} · ${shownPath(path)}`);
       },
     }),
   );

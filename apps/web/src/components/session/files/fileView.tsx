@@ -12,6 +12,7 @@ import { isVersionConflict } from "./boxErrors.ts";
 import type { CodeEditor } from "./codeEditor.ts";
 import { useAfterWrite, type FsScope } from "./fsScope.ts";
 import { baseName, formatBytes, parentOf, shownPath } from "./paths.ts";
+import { landedAt } from "../../../lib/landedAt.ts";
 
 /** Larger files are downloaded, not shown: the whole text travels inside one tRPC answer. */
 const largestShown = 1024 * 1024;
@@ -96,7 +97,7 @@ export function FileView({
             : { ...before, content: input.content, version: written.version, size: written.size },
         );
         setEditing(false);
-        onWrote(`Saved · generation ${String(written.generation)} · ${shownPath(path)}`);
+        onWrote(`Saved · ${landedAt(written)} · ${shownPath(path)}`);
         void afterWrite.refreshFolder(parentOf(path));
         void afterWrite.refreshMachines();
       },

@@ -6,6 +6,7 @@ import { BoxErrorAlert } from "./boxErrorAlert.tsx";
 import { useAfterWrite, type FsScope } from "./fsScope.ts";
 import { NameForm } from "./nameForm.tsx";
 import { baseName, joinPath, parentOf, shownPath } from "./paths.ts";
+import { landedAt } from "../../../lib/landedAt.ts";
 
 /** A new name in the same folder (fs.move without overwrite: an existing name is refused). */
 export function RenameEntry({
@@ -28,10 +29,7 @@ export function RenameEntry({
         void afterWrite.refreshFolder(parentOf(result.from));
         void afterWrite.refreshFolder(parentOf(result.to));
         void afterWrite.refreshMachines();
-        onRenamed(
-          result.to,
-          `Renamed · generation ${String(result.generation)} · ${shownPath(result.to)}`,
-        );
+        onRenamed(result.to, `Renamed · ${landedAt(result)} · ${shownPath(result.to)}`);
       },
     }),
   );

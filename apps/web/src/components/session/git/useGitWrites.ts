@@ -3,11 +3,13 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../trpc/react.tsx";
+import { landedAt } from "../../../lib/landedAt.ts";
 
 /** The last write's outcome, as the panel's status line says it. */
 export interface WriteNote {
   readonly text: string;
-  readonly generation: number;
+  /** Where it landed: the workspace generation it produced, or the machine (landedAt). */
+  readonly landed: string;
 }
 
 /** The last write's failure: what was tried, and the error. */
@@ -26,8 +28,8 @@ export function useGitWrites(scope: { workspaceId: string; sessionId: string }) 
   const queryClient = useQueryClient();
   const [note, setNote] = useState<WriteNote | null>(null);
   const [failure, setFailure] = useState<WriteFailure | null>(null);
-  const settled = (text: string, generation: number) => {
-    setNote({ text, generation });
+  const settled = (text: string, landed: string) => {
+    setNote({ text, landed });
     setFailure(null);
     void queryClient.invalidateQueries(trpc.git.pathFilter());
   };
@@ -46,14 +48,14 @@ export function useGitWrites(scope: { workspaceId: string; sessionId: string }) 
           input.paths.length === 1
             ? `Staged ${input.paths[0] ?? ""}`
             : `Staged ${String(input.paths.length)} files`,
-          result.generation,
+          landedAt(result),
         ),
     }),
   );
   const commit = useMutation(
     trpc.git.commit.mutationOptions({
       onError: failed("Could not commit"),
-      onSuccess: (result) => settled(`Committed ${result.oid.slice(0, 7)}`, result.generation),
+      onSuccess: (result) => settled(`Committed ${result.oid.slice(0, 7)}`, landedAt(result)),
     }),
   );
   const checkout = useMutation(
@@ -62,7 +64,7 @@ export function useGitWrites(scope: { workspaceId: string; sessionId: string }) 
       onSuccess: (result, input) =>
         settled(
           `${input.create === true ? "Created and switched to" : "Switched to"} ${result.branch}`,
-          result.generation,
+          landedAt(result),
         ),
     }),
   );
@@ -74,7 +76,7 @@ export function useGitWrites(scope: { workspaceId: string; sessionId: string }) 
           result.exitCode === 0
             ? "Initialized the repository"
             : `git init failed: ${result.stderr.trim() || `exit ${String(result.exitCode)}`}`,
-          result.generation,
+          landedAt(result),
         );
       },
     }),

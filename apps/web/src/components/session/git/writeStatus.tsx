@@ -7,7 +7,7 @@ import type { WriteNote } from "./useGitWrites.ts";
 export function WriteStatus({ note }: { note: WriteNote | null }) {
   return (
     <p role="status" className="min-h-5 text-sm text-muted-foreground">
-      {note === null ? null : `${note.text} · generation ${String(note.generation)}`}
+      {note === null ? null : `${note.text} · ${note.landed}`}
     </p>
   );
 }

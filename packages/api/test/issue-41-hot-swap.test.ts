@@ -1,0 +1,181 @@
+// Issue 41: an admin moves a session's work between its group box and an enrolled machine (a
+// real agent process), fenced by the session's activeEpoch. Writes land where the pointer says
+// and answer where they landed; the group box is never woken by calls routed to the machine.
+import { readFile, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveApi, type ServedApi } from "../src/index.ts";
+import { useApiSuite } from "./support/apiSuite.ts";
+import { eventually, startRealAgent, type RealAgent } from "./support/realAgent.ts";
+import { callerAs } from "./support/testApi.ts";
+import { enrollMachine, seedWorkspace, type SeededWorkspace } from "./support/world.ts";
+
+const suite = useApiSuite();
+let a: SeededWorkspace;
+let served: ServedApi;
+let agent: RealAgent;
+let machineId = "";
+
+beforeAll(async () => {
+  a = await seedWorkspace(suite.api, suite.db, "alpha");
+  served = await serveApi(suite.api);
+  const admin = await callerAs(suite.api, { token: a.adminToken });
+  const { code } = await admin.machines.enroll({ workspaceId: a.workspaceId });
+  agent = await startRealAgent({ server: served.url, code, name: "desk" });
+  await eventually(
+    "the agent's channel",
+    async () => {
+      const machines = await admin.machines.listWorkspace({ workspaceId: a.workspaceId });
+      machineId = machines.find((m) => m.name === "desk")?.id ?? "";
+      return machineId !== "" && suite.api.agentChannels.holds(machineId);
+    },
+    () => agent.output(),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await agent.stop();
+  await served.close();
+});
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  return promise.then(
+    () => "ok",
+    (error: unknown) => (error instanceof TRPCError ? error.code : String(error)),
+  );
+}
+
+/** The session's pointer epoch now. */
+async function epochOf(sessionId: string): Promise<number> {
+  const session = await suite.db.session.findUniqueOrThrow({ where: { id: sessionId } });
+  return session.activeEpoch;
+}
+
+describe("hot-swap", () => {
+  it("moves a session to a machine and back: writes land where it points, the group box is left asleep, the timeline shows both swaps", async () => {
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const scope = { workspaceId: a.workspaceId, sessionId: a.boxSessionId };
+
+    const toMachine = await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 0 });
+    expect(toMachine).toEqual({ activeSandboxId: machineId, activeEpoch: 1, from: null });
+    const written = await admin.fs.write({ ...scope, path: "swapped.txt", content: "on the desk" });
+    expect(written).toMatchObject({
+      routedTo: { kind: "machine", id: machineId },
+      generation: null,
+    });
+    expect(await readFile(join(agent.root, "swapped.txt"), "utf8")).toBe("on the desk");
+    expect((await admin.fs.read({ ...scope, path: "swapped.txt" })).content).toBe("on the desk");
+    // Never woken: the session's group has no lease, so no box was ever made for it.
+    const session = await suite.db.session.findUniqueOrThrow({ where: { id: a.boxSessionId } });
+    const groupLease = { workspaceId: a.workspaceId, sandboxGroupId: session.sandboxGroupId };
+    expect(await suite.db.sandboxLease.count({ where: groupLease })).toBe(0);
+    const listed = await admin.machines.list(scope);
+    expect(listed.filter((m) => m.active).map((m) => m.sandboxId)).toEqual([machineId]);
+
+    const back = await admin.admin.swap({ ...scope, target: "group", expectedEpoch: 1 });
+    expect(back).toEqual({ activeSandboxId: null, activeEpoch: 2, from: machineId });
+    const atHome = await admin.fs.write({ ...scope, path: "home.txt", content: "in the box" });
+    expect(atHome.routedTo).toEqual({ kind: "group", id: session.sandboxGroupId });
+    expect(atHome.generation).toBeGreaterThan(0);
+    // Each target has exactly its own write.
+    expect(await codeOf(admin.fs.read({ ...scope, path: "swapped.txt" }))).toBe("NOT_FOUND");
+    await expect(readFile(join(agent.root, "home.txt"), "utf8")).rejects.toThrow(/ENOENT/);
+    const again = await admin.machines.list(scope);
+    expect(again.filter((m) => m.active).map((m) => m.kind)).toEqual(["group"]);
+
+    const timeline = await admin.leases.timeline({ ...scope, limit: 50 });
+    expect(timeline.swaps.map((swap) => [swap.from, swap.to, swap.activeEpoch])).toEqual([
+      [null, machineId, 1],
+      [machineId, null, 2],
+    ]);
+    const audit = await suite.db.auditEvent.findMany({
+      where: { workspaceId: a.workspaceId, action: "session.swap" },
+    });
+    expect(audit).toHaveLength(2);
+  }, 60_000);
+
+  it("of two admins swapping at once exactly one wins; the other is CONFLICT naming the current epoch", async () => {
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const scope = { workspaceId: a.workspaceId, sessionId: a.sessionId };
+    const epoch = await epochOf(a.sessionId);
+    const results = await Promise.allSettled([
+      admin.admin.swap({ ...scope, target: machineId, expectedEpoch: epoch }),
+      // Another caller (its own context), with the same expectation.
+      callerAs(suite.api, { token: a.adminToken }).then((second) =>
+        second.admin.swap({ ...scope, target: machineId, expectedEpoch: epoch }),
+      ),
+    ]);
+    const won = results.filter((result) => result.status === "fulfilled");
+    const lost = results.filter((result) => result.status === "rejected");
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    const refusal = (lost[0] as PromiseRejectedResult).reason as TRPCError;
+    expect(refusal.code).toBe("CONFLICT");
+    expect(refusal.message).toContain(`epoch ${String(epoch + 1)}`);
+    expect(await epochOf(a.sessionId)).toBe(epoch + 1);
+  });
+
+  it("a member cannot swap; an offline machine is refused with nothing moved", async () => {
+    const member = await callerAs(suite.api, { token: a.memberToken });
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const scope = { workspaceId: a.workspaceId, sessionId: a.boxSessionId };
+    const epoch = await epochOf(a.boxSessionId);
+    expect(
+      await codeOf(member.admin.swap({ ...scope, target: machineId, expectedEpoch: epoch })),
+    ).toBe("FORBIDDEN");
+    const { code } = await admin.machines.enroll({ workspaceId: a.workspaceId });
+    const asleep = await enrollMachine(suite.api, { code, name: "asleep" });
+    const refused = admin.admin.swap({ ...scope, target: asleep, expectedEpoch: epoch });
+    await expect(refused).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: expect.stringContaining("offline") as unknown,
+    });
+    expect(await epochOf(a.boxSessionId)).toBe(epoch);
+  });
+
+  it("a swap while 50 writes are in flight: each lands on exactly one target, and its answer says which", async () => {
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const scope = { workspaceId: a.workspaceId, sessionId: a.boxSessionId };
+    const epoch = await epochOf(a.boxSessionId);
+    const names = Array.from({ length: 50 }, (_, i) => `flight/w-${String(i)}.txt`);
+    const write = (path: string) =>
+      admin.fs.write({ ...scope, path, content: path, createParents: true });
+    // Half go first; once one of them has landed, the swap starts with the rest in flight, and
+    // the last five are sent once it has committed.
+    const first = names.slice(0, 25).map(write);
+    await Promise.any(first);
+    const swapped = admin.admin.swap({ ...scope, target: machineId, expectedEpoch: epoch });
+    const during = names.slice(25, 45).map(write);
+    await swapped;
+    const after = names.slice(45).map(write);
+    const answers = await Promise.allSettled([...first, ...during, ...after]);
+
+    const onMachine = new Set(await readdir(join(agent.root, "flight")).catch(() => []));
+    // Back home to list what the group box holds.
+    await admin.admin.swap({ ...scope, target: "group", expectedEpoch: epoch + 1 });
+    const listed = await admin.fs.list({ ...scope, path: "flight" }).catch(() => ({ entries: [] }));
+    const inGroup = new Set(listed.entries.map((entry) => entry.name));
+    let landedOnMachine = 0;
+    answers.forEach((answer, i) => {
+      const name = (names[i] ?? "").slice("flight/".length);
+      if (answer.status === "rejected") {
+        // Refused before it reached any target: retryable, and nowhere.
+        expect((answer.reason as TRPCError).code).toBe("CONFLICT");
+        expect(onMachine.has(name) || inGroup.has(name)).toBe(false);
+        return;
+      }
+      const where = answer.value.routedTo.kind;
+      if (where === "machine") landedOnMachine += 1;
+      expect([where, onMachine.has(name), inGroup.has(name)]).toEqual(
+        where === "machine" ? ["machine", true, false] : ["group", false, true],
+      );
+    });
+    // Nothing landed that was not answered.
+    expect(onMachine.size + inGroup.size).toBeLessThanOrEqual(names.length);
+    expect(landedOnMachine).toBe(onMachine.size);
+    // Both targets took writes: the first landed before the swap, the last five after it.
+    expect(inGroup.size).toBeGreaterThanOrEqual(1);
+    expect(onMachine.size).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+});

@@ -1,0 +1,31 @@
+/**
+ * A session routed to an enrolled machine is served through the machine's agent channel: its
+ * JSON operations, as a BoxClient's, so every procedure runs unchanged. What an agent does not
+ * serve (streams: upload, download, capture, hydrate, terminal attach) answers `unsupported`.
+ */
+import { BoxError, type BoxClient } from "@berth/box-protocol";
+import type { MachineTarget } from "../machines/agentChannelTypes.ts";
+import type { MachineBoxClient } from "../machines/machineBoxClient.ts";
+
+/** A client of one machine in the caller's workspace (machineBoxClient over AgentChannels). */
+export type MachineClients = (target: MachineTarget) => MachineBoxClient;
+
+export function machineBox(client: MachineBoxClient, machineId: string): BoxClient {
+  const unsupported = (what: string) => () =>
+    Promise.reject(
+      new BoxError(
+        "unsupported",
+        `${what} is not served by an enrolled machine yet (machine ${machineId}); swap the session back to its group box for it`,
+      ),
+    );
+  return {
+    ...client,
+    health: unsupported("health"),
+    ready: unsupported("ready"),
+    upload: unsupported("upload"),
+    download: unsupported("download"),
+    capture: unsupported("capture"),
+    hydrate: unsupported("hydrate"),
+    attachTerminal: unsupported("a terminal's output stream"),
+  };
+}
