@@ -178,4 +178,25 @@ describe("hot-swap", () => {
     expect(inGroup.size).toBeGreaterThanOrEqual(1);
     expect(onMachine.size).toBeGreaterThanOrEqual(5);
   }, 60_000);
+
+  it("a machine gone while the session points at it: calls fail machine_offline, nothing falls back to the group box, until an admin swaps back", async () => {
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const scope = { workspaceId: a.workspaceId, sessionId: a.boxSessionId };
+    const epoch = await epochOf(a.boxSessionId);
+    await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: epoch });
+    await agent.stop();
+    await eventually("the channel's end", () =>
+      Promise.resolve(!suite.api.agentChannels.holds(machineId)),
+    );
+    const refused = await admin.fs.write({ ...scope, path: "lost.txt", content: "nowhere" }).then(
+      () => undefined,
+      (error: unknown) => error as TRPCError,
+    );
+    expect(refused?.code).toBe("PRECONDITION_FAILED");
+    expect(refused?.message).toContain("offline");
+    // Swapped back, the session works on its group box again; the refused write is nowhere.
+    await admin.admin.swap({ ...scope, target: "group", expectedEpoch: epoch + 1 });
+    expect(await codeOf(admin.fs.read({ ...scope, path: "lost.txt" }))).toBe("NOT_FOUND");
+    expect((await admin.fs.list({ ...scope, path: "" })).entries.length).toBeGreaterThan(0);
+  }, 60_000);
 });
