@@ -1,6 +1,5 @@
 "use client";
 
-import { Alert, AlertDescription } from "@berth/ui/alert";
 import { Badge } from "@berth/ui/badge";
 import { Skeleton } from "@berth/ui/skeleton";
 import { useQuery } from "@tanstack/react-query";
@@ -8,6 +7,7 @@ import type { ReactNode } from "react";
 import { asRole, isAdmin } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
+import { NotInLinkedWorkspace } from "./notInLinkedWorkspace.tsx";
 import { PageMain } from "../pageMain.tsx";
 import { TopBar } from "../topBar.tsx";
 import { WorkspacePages } from "../workspacePages.tsx";
@@ -87,11 +87,7 @@ export function WorkspaceView({
       </TopBar>
       <PageMain>
         {requestedId !== undefined && requested === undefined ? (
-          <Alert role="status" variant="warning">
-            <AlertDescription className="text-foreground">
-              You are not a member of the workspace in the link; showing {current.name} instead.
-            </AlertDescription>
-          </Alert>
+          <NotInLinkedWorkspace shown={current.name} />
         ) : null}
         <div className="flex flex-col gap-1.5">
           <h1 className="text-2xl font-semibold tracking-tight">{current.name}</h1>

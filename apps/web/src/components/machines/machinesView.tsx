@@ -1,6 +1,5 @@
 "use client";
 
-import { Alert, AlertDescription } from "@berth/ui/alert";
 import { Skeleton } from "@berth/ui/skeleton";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -8,6 +7,7 @@ import { asRole, isAdmin } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { WorkspaceSwitcher } from "../dashboard/workspaceSwitcher.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
+import { NotInLinkedWorkspace } from "../dashboard/notInLinkedWorkspace.tsx";
 import { PageMain } from "../pageMain.tsx";
 import { TopBar } from "../topBar.tsx";
 import { WorkspacePages } from "../workspacePages.tsx";
@@ -72,11 +72,7 @@ export function MachinesView({
       </TopBar>
       <PageMain>
         {requestedId !== undefined && requested === undefined ? (
-          <Alert role="status" variant="warning">
-            <AlertDescription className="text-foreground">
-              You are not a member of the workspace in the link; showing {current.name} instead.
-            </AlertDescription>
-          </Alert>
+          <NotInLinkedWorkspace shown={current.name} />
         ) : null}
         <div className="flex flex-col gap-1.5">
           <h1 className="text-2xl font-semibold tracking-tight">Machines</h1>

@@ -1,20 +1,9 @@
 "use client";
 
-import {
-  AlertDialog,
-  AlertDialogAction,
-  AlertDialogCancel,
-  AlertDialogContent,
-  AlertDialogDescription,
-  AlertDialogFooter,
-  AlertDialogHeader,
-  AlertDialogTitle,
-  AlertDialogTrigger,
-} from "@berth/ui/alert-dialog";
-import { Button } from "@berth/ui/button";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../trpc/react.tsx";
+import { ConfirmDestructive } from "../confirmDestructive.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 
 /**
@@ -39,42 +28,19 @@ export function RevokeMachine({
     }),
   );
   return (
-    <AlertDialog
+    <ConfirmDestructive
       open={open}
       onOpenChange={(next) => {
         if (!next) revoke.reset();
         setOpen(next);
       }}
-    >
-      <AlertDialogTrigger asChild>
-        <Button size="sm" variant="destructive-outline" aria-label={`Revoke ${machine.name}`}>
-          Revoke
-        </Button>
-      </AlertDialogTrigger>
-      <AlertDialogContent>
-        <AlertDialogHeader>
-          <AlertDialogTitle>Revoke {machine.name}?</AlertDialogTitle>
-          <AlertDialogDescription>
-            Berth stops accepting the machine&apos;s credential and ends its connection now; its
-            agent stops. Nothing on the machine is touched. To use it again, enroll it again with a
-            new code.
-          </AlertDialogDescription>
-        </AlertDialogHeader>
-        <ErrorAlert error={revoke.error} prefix={`Could not revoke ${machine.name}`} />
-        <AlertDialogFooter>
-          <AlertDialogCancel>Cancel</AlertDialogCancel>
-          <AlertDialogAction
-            disabled={revoke.isPending}
-            onClick={(event) => {
-              // Closed on success only (above), not by Radix on the click.
-              event.preventDefault();
-              revoke.mutate({ workspaceId, machineId: machine.id });
-            }}
-          >
-            {revoke.isPending ? "Revoking…" : "Revoke"}
-          </AlertDialogAction>
-        </AlertDialogFooter>
-      </AlertDialogContent>
-    </AlertDialog>
+      trigger={{ label: "Revoke", ariaLabel: `Revoke ${machine.name}` }}
+      title={`Revoke ${machine.name}?`}
+      description="Berth stops accepting the machine's credential and ends its connection now; its agent stops. Nothing on the machine is touched. To use it again, enroll it again with a new code."
+      error={<ErrorAlert error={revoke.error} prefix={`Could not revoke ${machine.name}`} />}
+      action={{ label: "Revoke", pendingLabel: "Revoking…" }}
+      pending={revoke.isPending}
+      onConfirm={() => revoke.mutate({ workspaceId, machineId: machine.id })}
+    />
   );
 }

@@ -1,20 +1,9 @@
 "use client";
 
-import {
-  AlertDialog,
-  AlertDialogAction,
-  AlertDialogCancel,
-  AlertDialogContent,
-  AlertDialogDescription,
-  AlertDialogFooter,
-  AlertDialogHeader,
-  AlertDialogTitle,
-  AlertDialogTrigger,
-} from "@berth/ui/alert-dialog";
-import { Button } from "@berth/ui/button";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../trpc/react.tsx";
+import { ConfirmDestructive } from "../../confirmDestructive.tsx";
 import { BoxErrorAlert } from "./boxErrorAlert.tsx";
 import { useAfterWrite, type FsScope } from "./fsScope.ts";
 import { parentOf, shownPath } from "./paths.ts";
@@ -49,42 +38,23 @@ export function DeleteEntry({
     }),
   );
   return (
-    <AlertDialog
+    <ConfirmDestructive
       open={open}
       onOpenChange={(next) => {
         if (!next) remove.reset();
         setOpen(next);
       }}
-    >
-      <AlertDialogTrigger asChild>
-        <Button size="sm" variant="destructive-outline">
-          Delete
-        </Button>
-      </AlertDialogTrigger>
-      <AlertDialogContent>
-        <AlertDialogHeader>
-          <AlertDialogTitle>Delete {shownPath(path)}?</AlertDialogTitle>
-          <AlertDialogDescription>
-            {folder
-              ? "The folder and everything in it are removed from the box's workspace."
-              : "The file is removed from the box's workspace."}{" "}
-            This cannot be undone here; an earlier archive revision may still hold it.
-          </AlertDialogDescription>
-        </AlertDialogHeader>
-        <BoxErrorAlert error={remove.error} prefix={`Could not delete ${shownPath(path)}`} />
-        <AlertDialogFooter>
-          <AlertDialogCancel>Cancel</AlertDialogCancel>
-          <AlertDialogAction
-            disabled={remove.isPending}
-            onClick={(event) => {
-              event.preventDefault();
-              remove.mutate({ ...scope, path, recursive: folder });
-            }}
-          >
-            {remove.isPending ? "Deleting…" : "Delete"}
-          </AlertDialogAction>
-        </AlertDialogFooter>
-      </AlertDialogContent>
-    </AlertDialog>
+      trigger={{ label: "Delete" }}
+      title={`Delete ${shownPath(path)}?`}
+      description={`${
+        folder
+          ? "The folder and everything in it are removed from the box's workspace."
+          : "The file is removed from the box's workspace."
+      } This cannot be undone here; an earlier archive revision may still hold it.`}
+      error={<BoxErrorAlert error={remove.error} prefix={`Could not delete ${shownPath(path)}`} />}
+      action={{ label: "Delete", pendingLabel: "Deleting…" }}
+      pending={remove.isPending}
+      onConfirm={() => remove.mutate({ ...scope, path, recursive: folder })}
+    />
   );
 }
