@@ -43,16 +43,33 @@ await stopBoxesUnder(dataDir);
 await rm(dataDir, { recursive: true, force: true });
 process.exit(code ?? 1);
 
-/** Ends every box process serving a workspace in `folder` (boxd and what runs in its box). */
+/**
+ * Ends every box process serving a workspace in `folder`: an unisolated boxd (its BOXD_ROOT is
+ * there) and what runs in its box, or a bubblewrap box's sandbox (its arguments bind a folder
+ * there; inside, boxd's root is /workspace) — killing the namespace's init ends all inside it.
+ */
 async function stopBoxesUnder(folder: string): Promise<void> {
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const environ = await readFile(`/proc/${entry}/environ`, "utf8").catch(() => "");
-    if (!environ.split("\0").some((line) => line.startsWith(`BOXD_ROOT=${folder}`))) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    const serves =
+      environ.split("\0").some((line) => line.startsWith(`BOXD_ROOT=${folder}`)) ||
+      isBubblewrapOver(cmdline.split("\0"), folder);
+    if (!serves) continue;
     try {
       process.kill(Number(entry), "SIGKILL");
     } catch {
       // Already gone.
     }
   }
+}
+
+/** A bubblewrap sandbox (argv[0] is bwrap, whatever its path) binding a folder in `folder`. */
+function isBubblewrapOver(argv: readonly string[], folder: string): boolean {
+  const program = argv[0] ?? "";
+  return (
+    (program === "bwrap" || program.endsWith("/bwrap")) &&
+    argv.some((arg) => arg.startsWith(`${folder}/`))
+  );
 }
