@@ -37,16 +37,6 @@ import type { AuthenticatedMachine } from "./machineCredential.ts";
 import type { MachineRelay, RelayRequest } from "./machineRelay.ts";
 import { readMachineRoute } from "./machineRoute.ts";
 
-export type {
-  AgentCallOptions,
-  AgentChannelEnd,
-  AgentConnection,
-  AgentEvent,
-  AgentSink,
-  ConnectingMachine,
-  MachineTarget,
-} from "./agentChannelTypes.ts";
-
 export interface AgentChannelsOptions {
   readonly db: DbClient;
   readonly clock: Clock;

@@ -50,13 +50,15 @@ export {
 export {
   AgentChannels,
   DEFAULT_AGENT_CALL_TIMEOUT_MS,
-  type AgentCallOptions,
-  type AgentChannelEnd,
   type AgentChannelsOptions,
-  type AgentConnection,
-  type AgentEvent,
-  type AgentSink,
-  type ConnectingMachine,
-  type MachineTarget,
 } from "./agentChannels.ts";
+export type {
+  AgentCallOptions,
+  AgentChannelEnd,
+  AgentConnection,
+  AgentEvent,
+  AgentSink,
+  ConnectingMachine,
+  MachineTarget,
+} from "./agentChannelTypes.ts";
 export { machineBoxClient, type MachineBoxClient } from "./machineBoxClient.ts";

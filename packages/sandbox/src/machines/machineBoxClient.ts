@@ -4,7 +4,8 @@
  * an enrolled machine (issue 41) as they route it to a box.
  */
 import { boxOperations, type BoxClient, type BoxOperationName } from "@berth/box-protocol";
-import type { AgentCallOptions, AgentChannels, MachineTarget } from "./agentChannels.ts";
+import type { AgentCallOptions, MachineTarget } from "./agentChannelTypes.ts";
+import type { AgentChannels } from "./agentChannels.ts";
 
 /**
  * The JSON operations of a BoxClient, terminals' included; streams and terminal attach are not

@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import { RecoveryActions } from "../admin/recoveryActions.ts";
 import type { ArchiveStoreStatus } from "../archives/archiveStore.ts";
@@ -18,16 +18,17 @@ import type { BackendKind, BackendRegistry } from "../spawner/backendRegistry.ts
 import { BackendError } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
 import type { SpawnerSystem } from "../spawner/spawnerSystem.ts";
-import { BoxServiceError } from "./boxServiceError.ts";
 import { groupLease, type BoxCall, type BoxHandle } from "./boxHandle.ts";
-import { holdProcess } from "./processHold.ts";
+import { BoxServiceError } from "./boxServiceError.ts";
 import { LeaseChangeWaits } from "./leaseChangeWaits.ts";
+import type { LeaseWakeups } from "./leaseWakeups.ts";
 import type { MachineClients } from "./machineBox.ts";
+import { holdProcess } from "./processHold.ts";
+import { blockedAnswer, lostAnswer, spawnAnswer } from "./recoveryAnswers.ts";
 import { isRouteMoved, READ_ROUTE_ATTEMPTS, runOnMachine } from "./sessionRoute.ts";
+import { settleWithRetry } from "./settleWithRetry.ts";
 
 export type { BoxCall, BoxHandle } from "./boxHandle.ts";
-import type { LeaseWakeups } from "./leaseWakeups.ts";
-import { blockedAnswer, lostAnswer, spawnAnswer } from "./recoveryAnswers.ts";
 
 export interface BoxAccessOptions {
   readonly resources: LeaseResources;
@@ -492,20 +493,6 @@ export class BoxAccess {
     await this.#leases
       .release({ workspaceId: lease.workspaceId, leaseId: lease.id, kind, holderId })
       .catch(() => undefined);
-  }
-}
-
-const SETTLE_TRIES = 3;
-
-async function settleWithRetry(settle: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await settle();
-      return;
-    } catch {
-      if (attempt >= SETTLE_TRIES) return;
-      await sleep(50 * attempt);
-    }
   }
 }
 
