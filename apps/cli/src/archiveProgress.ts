@@ -38,6 +38,8 @@ export async function withArchiveProgress<T>(
         caughtUp();
         return;
       }
+      // Where the session's calls go (a swap moves it): no part of an archive's progress.
+      if (item.kind === "route") return;
       const at = item.at.getTime();
       if (!started) {
         baselineAt = at;

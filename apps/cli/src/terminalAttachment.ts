@@ -1,4 +1,4 @@
-import type { TerminalEvent } from "@berth/box-protocol";
+import type { TerminalStreamEvent } from "@berth/api";
 import type { SessionConnection } from "./context.ts";
 import { CliError, isNetworkError } from "./errors.ts";
 import { TerminalInputQueue, type TerminalInput } from "./terminalInput.ts";
@@ -198,7 +198,7 @@ export class TerminalAttachment {
     });
   }
 
-  #event(event: TerminalEvent): void {
+  #event(event: TerminalStreamEvent): void {
     switch (event.type) {
       case "output":
         if (event.seq <= this.#lastSeq) return;
@@ -212,6 +212,9 @@ export class TerminalAttachment {
       case "exit":
         this.#finish({ code: event.exitCode ?? (event.signal === null ? 1 : 128 + event.signal) });
         return;
+      case "route_moved":
+        this.#finish({ error: routeMovedError(this.#scope.sessionId, event.routedTo) });
+        return;
     }
   }
 
@@ -224,4 +227,15 @@ export class TerminalAttachment {
     this.#finished = true;
     this.#settle(outcome);
   }
+}
+
+/** An admin swapped the session: the shell was closed where it ran; a new one opens there. */
+function routeMovedError(sessionId: string, to: { kind: "group" | "machine"; id: string }) {
+  const where = to.kind === "machine" ? `enrolled machine ${to.id}` : "its group box";
+  return new CliError({
+    reason: "retry",
+    code: "route_moved",
+    message: `An admin moved this session to ${where}; the terminal was closed where it ran.`,
+    hint: `Open a new one there: \`berth terminal -s ${sessionId}\`.`,
+  });
 }

@@ -14,6 +14,7 @@ export type { ServedApi } from "./http/serveApi.ts";
 export type { ApiEnv } from "./env.ts";
 export { appRouter } from "./root.ts";
 export type { AppRouter } from "./root.ts";
+export type { TerminalStreamEvent } from "./router/terminal.ts";
 export type { ApiContext, BuildInfo } from "./trpc.ts";
 export { berthErrorCodes } from "./errors/berthErrorCodes.ts";
 export type { BerthErrorCode } from "./errors/berthErrorCodes.ts";

@@ -5,7 +5,7 @@ import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveApi, type ServedApi } from "../src/index.ts";
+import { serveApi, type ServedApi, type TerminalStreamEvent } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
 import { eventually, startRealAgent, type RealAgent } from "./support/realAgent.ts";
 import { callerAs } from "./support/testApi.ts";
@@ -178,6 +178,73 @@ describe("hot-swap", () => {
     expect(inGroup.size).toBeGreaterThanOrEqual(1);
     expect(onMachine.size).toBeGreaterThanOrEqual(5);
   }, 60_000);
+
+  it("a terminal open on the group box ends with route_moved when the session is swapped away; the shell is closed there and holds the box no more", async () => {
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const made = await admin.sessions.create({ workspaceId: a.workspaceId, title: "terminal" });
+    const scope = { workspaceId: a.workspaceId, sessionId: made.id };
+    const terminal = await admin.terminal.open(scope);
+    expect(terminal).toMatchObject({ routedTo: { kind: "group" }, routeEpoch: 0 });
+    const stream = await admin.terminal.output({ ...scope, id: terminal.id });
+    const events: TerminalStreamEvent[] = [];
+    let ready: () => void = () => undefined;
+    const attached = new Promise<void>((resolve) => (ready = resolve));
+    const read = (async () => {
+      let text = "";
+      for await (const tracked of stream) {
+        // A server-side caller yields the tracked envelope as the procedure made it: [id, event].
+        const [, event] = tracked as unknown as [string, TerminalStreamEvent];
+        events.push(event);
+        if (event.type === "output") text += event.data;
+        if (text.includes("ready-2")) ready();
+      }
+    })();
+    await admin.terminal.write({ ...scope, id: terminal.id, data: "echo ready-$((1+1))\n" });
+    await attached;
+    const lease = await suite.db.sandboxLease.findFirstOrThrow({
+      where: { workspaceId: a.workspaceId, sandboxGroupId: made.sandboxGroupId },
+    });
+    const holders = () =>
+      suite.db.leaseHolder.count({
+        where: { leaseId: lease.id, holderId: `terminal:${terminal.id}` },
+      });
+    expect(await holders()).toBe(1);
+
+    await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 0 });
+    await read;
+    expect(events.at(-1)).toEqual({
+      type: "route_moved",
+      activeEpoch: 1,
+      routedTo: { kind: "machine", id: machineId },
+    });
+    expect(await holders()).toBe(0);
+    // Back home, the group box no longer has the shell.
+    await admin.admin.swap({ ...scope, target: "group", expectedEpoch: 1 });
+    expect(await codeOf(admin.terminal.write({ ...scope, id: terminal.id, data: "x" }))).toBe(
+      "NOT_FOUND",
+    );
+  }, 60_000);
+
+  it("events.session sends the session's route first and again on every swap", async () => {
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const made = await admin.sessions.create({ workspaceId: a.workspaceId, title: "feed" });
+    const scope = { workspaceId: a.workspaceId, sessionId: made.id };
+    const stop = new AbortController();
+    const stream = await admin.events.session(scope, { signal: stop.signal });
+    const routes: unknown[] = [];
+    for await (const item of stream) {
+      if (!("kind" in item) || item.kind !== "route") continue;
+      routes.push(item);
+      if (routes.length === 1)
+        await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 0 });
+      if (routes.length === 2) break;
+    }
+    stop.abort();
+    expect(routes).toEqual([
+      { kind: "route", activeEpoch: 0, routedTo: { kind: "group", id: made.sandboxGroupId } },
+      { kind: "route", activeEpoch: 1, routedTo: { kind: "machine", id: machineId } },
+    ]);
+  }, 30_000);
 
   it("a machine gone while the session points at it: calls fail machine_offline, nothing falls back to the group box, until an admin swaps back", async () => {
     const admin = await callerAs(suite.api, { token: a.adminToken });

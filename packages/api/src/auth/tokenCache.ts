@@ -49,7 +49,7 @@ export class TokenCache {
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#listener = new NotificationListener({
       connectionString: options.connectionString,
-      channel: credentialsChannel,
+      channels: [credentialsChannel],
       applicationName: credentialsListenerName,
       onNotification: () => {
         this.forget();

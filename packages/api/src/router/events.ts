@@ -15,7 +15,9 @@ import { eventIdSchema } from "./leases.ts";
  * A lease event is tracked (its id is the SSE event id, so the client's `lastEventId` resumes
  * after it); a generations item is a snapshot of the lease's current generations (sent first,
  * then on every change), untracked because a reconnect simply receives the current one again;
- * so is a transfer item (the capture or restore under way, or the last one, with its time).
+ * so is a transfer item (the capture or restore under way, or the last one, with its time),
+ * and a route item (where the session's calls go: its group box, or a machine an admin swapped
+ * it to; sent first and on every swap, whose log is leases.timeline's `swaps`).
  */
 async function* sessionStream(items: AsyncIterable<LeaseFeedItem>) {
   for await (const item of items) {
@@ -42,6 +44,13 @@ async function* sessionStream(items: AsyncIterable<LeaseFeedItem>) {
           at: item.at,
         };
         break;
+      case "route":
+        yield {
+          kind: "route" as const,
+          activeEpoch: item.activeEpoch,
+          routedTo: item.routedTo,
+        };
+        break;
     }
   }
 }
@@ -59,6 +68,7 @@ export const eventsRouter = {
       return sessionStream(
         ctx.leaseEvents.follow({
           ...key.workspaceId_sandboxGroupId,
+          sessionId: input.sessionId,
           afterId: input.lastEventId ?? null,
           // A server-side caller has no connection to lose: it ends the iteration itself.
           signal: signal ?? new AbortController().signal,

@@ -5,6 +5,7 @@ import {
   terminalResizeRequestSchema,
   type TerminalEvent,
 } from "@berth/box-protocol";
+import type { SessionRoute } from "@berth/sandbox/events";
 import { randomUUID } from "node:crypto";
 import { tracked, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
@@ -34,7 +35,12 @@ export const terminalRouter = {
           throw error;
         }
         // On a machine (a swapped session) there is no group lease, so no epoch.
-        return { ...terminal, epoch: handle.lease?.epoch ?? null, routedTo: handle.routedTo };
+        return {
+          ...terminal,
+          epoch: handle.lease?.epoch ?? null,
+          routedTo: handle.routedTo,
+          routeEpoch: handle.routeEpoch,
+        };
       }),
     ),
   /** Keystrokes: what a shell runs may change the workspace, so input is admitted as a write. */
@@ -64,7 +70,9 @@ export const terminalRouter = {
   /**
    * The terminal's output as server-sent events, each tracked by its sequence number: a client
    * that reconnects with its last event id receives exactly what it missed (or a `gap` event
-   * when the box's replay buffer no longer holds it). Ends with the terminal's `exit`.
+   * when the box's replay buffer no longer holds it). Ends with the terminal's `exit`, or with
+   * `route_moved` when an admin swaps the session elsewhere: the terminal is closed on the
+   * target it ran on (the session's calls go to the new one), and a new one opens there.
    */
   output: memberProcedure
     .input(
@@ -91,9 +99,26 @@ export const terminalRouter = {
             void connection.close();
           };
           signal?.addEventListener("abort", stop, { once: true });
+          const watching = new AbortController();
+          const moved = ctx.leaseEvents
+            .routeMoved({
+              workspaceId: input.workspaceId,
+              sessionId: input.sessionId,
+              activeEpoch: handle.routeEpoch,
+              signal: watching.signal,
+            })
+            .then((route) => {
+              if (route === null) return;
+              queue.push({ type: "route_moved", ...route });
+              stop();
+            });
           await connection.closed;
+          watching.abort();
+          await moved;
           signal?.removeEventListener("abort", stop);
-          if (queue.sawExit) await ctx.boxes.releaseProcess(handle.lease, terminalHolder(input.id));
+          if (queue.movedAway) await box.closeTerminal({ id: input.id }).catch(() => undefined);
+          if (queue.sawExit || queue.movedAway)
+            await ctx.boxes.releaseProcess(handle.lease, terminalHolder(input.id));
         },
       ).finally(() => {
         queue.end();
@@ -106,7 +131,7 @@ export const terminalRouter = {
           if (event.type === "output") lastSeq = event.seq;
           if (event.type === "gap") lastSeq = event.toSeq;
           yield tracked(String(lastSeq), event);
-          if (event.type === "exit") break;
+          if (event.type === "exit" || event.type === "route_moved") break;
         }
         await attached;
       } catch (error) {
@@ -116,15 +141,25 @@ export const terminalRouter = {
     }),
 } satisfies TRPCRouterRecord;
 
+/**
+ * What `terminal.output` streams: the box's terminal events, and the last one a swap sends (the
+ * session's route now; the terminal was closed on the target it ran on).
+ */
+export type TerminalStreamEvent = TerminalEvent | ({ readonly type: "route_moved" } & SessionRoute);
+
 /** Events from the box's callback, handed to the subscription's loop in order. */
-class EventQueue implements AsyncIterable<TerminalEvent> {
-  readonly #items: TerminalEvent[] = [];
+class EventQueue implements AsyncIterable<TerminalStreamEvent> {
+  readonly #items: TerminalStreamEvent[] = [];
   #wake: (() => void) | undefined;
   #ended = false;
   sawExit = false;
+  movedAway = false;
 
-  push(event: TerminalEvent): void {
+  push(event: TerminalStreamEvent): void {
+    // Nothing after the end: a box's last chunks racing a swap would follow `route_moved`.
+    if (this.sawExit || this.movedAway) return;
     if (event.type === "exit") this.sawExit = true;
+    if (event.type === "route_moved") this.movedAway = true;
     this.#items.push(event);
     this.#wake?.();
   }
@@ -134,7 +169,7 @@ class EventQueue implements AsyncIterable<TerminalEvent> {
     this.#wake?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<TerminalEvent> {
+  async *[Symbol.asyncIterator](): AsyncIterator<TerminalStreamEvent> {
     for (;;) {
       const next = this.#items.shift();
       if (next !== undefined) {

@@ -1,6 +1,6 @@
 // Live lease updates, read from Postgres (a light entry: no backends, so the web server's API
 // can import it as @berth/sandbox/events).
-export { LeaseEventFeed, leaseEventsChannel } from "./leaseEventFeed.ts";
+export { LeaseEventFeed, leaseEventsChannel, sessionRoutesChannel } from "./leaseEventFeed.ts";
 export type {
   LeaseEventFeedMode,
   LeaseEventFeedOptions,
@@ -14,6 +14,8 @@ export type {
   LeaseFeedRead,
   LeaseGenerations,
 } from "./leaseEventRows.ts";
+export { readSessionRoute } from "./sessionRouteRows.ts";
+export type { SessionRoute } from "./sessionRouteRows.ts";
 export {
   listenerApplicationName,
   NotificationListener,

@@ -104,6 +104,8 @@ function summary(items: LeaseFeedItem[]) {
         return `gen ${String(item.workspaceGeneration)}`;
       case "transfer":
         return `${item.operation} ${item.phase} ${String(item.bytesDone)}`;
+      case "route":
+        return `route ${String(item.activeEpoch)}`;
     }
   });
 }
@@ -300,6 +302,45 @@ describe("LeaseEventFeed over LISTEN/NOTIFY", () => {
     for (const sub of subs) await sub.until(() => sub.transitions().length === 2);
     expect(await listenerPids()).toHaveLength(1);
   });
+});
+
+describe("a session's route (hot-swap)", () => {
+  /** Moves the pointer as a swap does: a new epoch (its trigger notifies, at commit). */
+  const move = (s: SeededSession, activeEpoch: number) =>
+    world.current.db.session.update({ where: { id: s.sessionId }, data: { activeEpoch } });
+
+  for (const mode of ["listen", "poll"] as const) {
+    it(`routeMoved resolves once the pointer leaves the epoch, and the feed sends each move (${mode})`, async () => {
+      const s = await seedSession(world.current.db);
+      // Listening, only the trigger's NOTIFY can deliver within the test; polling, the timer.
+      const feed = newFeed({ mode, pollIntervalMs: mode === "listen" ? 60_000 : 50 });
+      const sub = collect(feed, s);
+      const scope = { workspaceId: s.workspaceId, sessionId: s.sessionId };
+      const stop = new AbortController();
+      aborts.push(stop);
+      const moved = feed.routeMoved({ ...scope, activeEpoch: 0, signal: stop.signal });
+      if (mode === "listen") await listenerBackend();
+      await sub.started();
+      await move(s, 1);
+      expect(await moved).toEqual({
+        activeEpoch: 1,
+        routedTo: { kind: "group", id: s.sandboxGroupId },
+      });
+      await sub.until((items) => items.filter((item) => item.kind === "route").length === 2);
+      expect(sub.items.filter((item) => item.kind === "route").map((r) => r.activeEpoch)).toEqual([
+        0, 1,
+      ]);
+      // Already moved: at once. Aborted: null, with nothing left waiting.
+      expect(
+        await feed.routeMoved({ ...scope, activeEpoch: 0, signal: stop.signal }),
+      ).toMatchObject({
+        activeEpoch: 1,
+      });
+      const waiting = feed.routeMoved({ ...scope, activeEpoch: 1, signal: stop.signal });
+      stop.abort();
+      expect(await waiting).toBeNull();
+    });
+  }
 });
 
 describe("LeaseEventFeed by polling (the embedded database's path)", () => {

@@ -8,7 +8,8 @@ import {
   type LeaseGenerations,
 } from "./leaseEventRows.ts";
 import type { LeaseWakeup, LeaseWakeups } from "../services/leaseWakeups.ts";
-import { LeaseWatchRegistry, type LeaseWatch } from "./leaseWatches.ts";
+import { LeaseWatch, LeaseWatchRegistry, SessionWatches } from "./leaseWatches.ts";
+import { readSessionRoute, type SessionRoute } from "./sessionRouteRows.ts";
 import {
   NotificationListener,
   notifiesAcrossProcesses,
@@ -17,6 +18,8 @@ import {
 
 /** The channel the lease_notify migration's triggers notify, with the lease id as payload. */
 export const leaseEventsChannel = "berth_lease_events";
+/** The channel a session's pointer moving notifies (session_route_notify), with its id. */
+export const sessionRoutesChannel = "berth_session_routes";
 
 /**
  * How subscribers are woken. `listen`: LISTEN/NOTIFY on one dedicated connection (polling only
@@ -46,12 +49,20 @@ export interface LeaseEventFeedOptions extends LeaseEventFeedSettings {
 export type LeaseFeedItem =
   | { readonly kind: "event"; readonly leaseId: string; readonly event: LeaseEventRecord }
   | ({ readonly kind: "generations"; readonly leaseId: string } & LeaseGenerations)
-  | ({ readonly kind: "transfer"; readonly leaseId: string } & ArchiveTransfer);
+  | ({ readonly kind: "transfer"; readonly leaseId: string } & ArchiveTransfer)
+  | ({ readonly kind: "route"; readonly sessionId: string } & SessionRoute);
 
 const followSchema = z.object({
   workspaceId: z.uuid(),
   sandboxGroupId: z.uuid(),
+  sessionId: z.uuid().optional(),
   afterId: z.bigint().min(0n).nullable(),
+});
+
+const routeWatchSchema = z.object({
+  workspaceId: z.uuid(),
+  sessionId: z.uuid(),
+  activeEpoch: z.number().int().min(0),
 });
 
 /** Events read per round trip; a backlog is read in pages without waiting in between. */
@@ -69,6 +80,8 @@ export class LeaseEventFeed implements LeaseWakeups {
   readonly #mode: LeaseEventFeedMode;
   readonly #pollIntervalMs: number;
   readonly #watches = new LeaseWatchRegistry();
+  /** The same latches, keyed by session id: woken when that session's pointer moves. */
+  readonly #routeWatches = new SessionWatches();
   readonly #listener: NotificationListener;
   #resolvedMode: Promise<"listen" | "poll"> | undefined;
   #closed = false;
@@ -85,13 +98,15 @@ export class LeaseEventFeed implements LeaseWakeups {
       .parse(options.pollIntervalMs ?? 500);
     this.#listener = new NotificationListener({
       connectionString: options.connectionString,
-      channel: leaseEventsChannel,
-      onNotification: (leaseId) => {
-        this.#watches.wake(leaseId);
+      channels: [leaseEventsChannel, sessionRoutesChannel],
+      onNotification: (id, channel) => {
+        if (channel === sessionRoutesChannel) this.#routeWatches.wake(id);
+        else this.#watches.wake(id);
       },
       // Down: waiting subscribers switch to the timer. Up: they re-read whatever the outage hid.
       onListening: () => {
         this.#watches.wakeAll();
+        this.#routeWatches.wakeAll();
       },
       ...(options.onListenError === undefined ? {} : { onError: options.onListenError }),
       ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
@@ -115,26 +130,38 @@ export class LeaseEventFeed implements LeaseWakeups {
    * Generations are not lease events, so they come as their own item: once first (the
    * subscriber's baseline), then whenever a read finds them moved; so does the lease's archive
    * transfer (capture or restore progress), once it has one. Each is a snapshot of the
-   * current value, not a log: a client that reconnects gets the current one again.
+   * current value, not a log: a client that reconnects gets the current one again. With a
+   * `sessionId`, so is the session's route (where its calls go; a hot-swap moves it): first,
+   * then on every move. The moves themselves are logged in session_events (leases.timeline).
    */
   async *follow(input: {
     workspaceId: string;
     sandboxGroupId: string;
+    sessionId?: string;
     afterId: bigint | null;
     signal: AbortSignal;
   }): AsyncGenerator<LeaseFeedItem, void, undefined> {
-    const { workspaceId, sandboxGroupId, afterId } = followSchema.parse(input);
+    const { workspaceId, sandboxGroupId, sessionId, afterId } = followSchema.parse(input);
     const { signal } = input;
     const mode = await this.#resolveMode();
     if (mode === "listen") this.#listener.start();
     // Registered before the first read, so a change committed during that read still wakes it.
     const watch = this.#watches.add(null);
+    if (sessionId !== undefined) this.#routeWatches.add(sessionId, watch);
     let counted = false;
     try {
       let cursor = afterId;
       let shown: LeaseGenerations | null = null;
       let shownTransfer: ArchiveTransfer | null = null;
+      let shownRoute: SessionRoute | null = null;
       while (!signal.aborted && !this.#closed) {
+        if (sessionId !== undefined) {
+          const route = await readSessionRoute(this.#db, { workspaceId, sessionId });
+          if (route !== null && route.activeEpoch !== shownRoute?.activeEpoch) {
+            shownRoute = route;
+            yield { kind: "route", sessionId, ...route };
+          }
+        }
         const read = await this.#read({ workspaceId, sandboxGroupId, cursor, watch });
         if (!counted) {
           counted = true;
@@ -162,7 +189,38 @@ export class LeaseEventFeed implements LeaseWakeups {
       }
     } finally {
       this.#watches.remove(watch);
+      if (sessionId !== undefined) this.#routeWatches.remove(sessionId, watch);
       if (counted) this.#following -= 1;
+    }
+  }
+
+  /**
+   * Resolves with the session's route once its pointer has left `activeEpoch` (at once if it
+   * already has): an open terminal's end on its old target. Null when `signal` aborts, the feed
+   * closes, or the session is gone.
+   */
+  async routeMoved(input: {
+    workspaceId: string;
+    sessionId: string;
+    activeEpoch: number;
+    signal: AbortSignal;
+  }): Promise<SessionRoute | null> {
+    const { workspaceId, sessionId, activeEpoch } = routeWatchSchema.parse(input);
+    const { signal } = input;
+    const mode = await this.#resolveMode();
+    if (mode === "listen") this.#listener.start();
+    const watch = new LeaseWatch(null);
+    this.#routeWatches.add(sessionId, watch);
+    try {
+      while (!signal.aborted && !this.#closed) {
+        const route = await readSessionRoute(this.#db, { workspaceId, sessionId });
+        if (route === null) return null;
+        if (route.activeEpoch !== activeEpoch) return route;
+        await watch.next(signal, this.#waitLimitMs(mode));
+      }
+      return null;
+    } finally {
+      this.#routeWatches.remove(sessionId, watch);
     }
   }
 
@@ -190,6 +248,7 @@ export class LeaseEventFeed implements LeaseWakeups {
   async close(): Promise<void> {
     this.#closed = true;
     this.#watches.wakeAll();
+    this.#routeWatches.wakeAll();
     await this.#listener.close();
   }
 

@@ -94,3 +94,34 @@ export class LeaseWatchRegistry {
     return set;
   }
 }
+
+/**
+ * Watches by session id, woken when that session's pointer moves. A watch here may also be in
+ * a LeaseWatchRegistry (a session feed wakes on its lease or its route): one latch, two keys.
+ */
+export class SessionWatches {
+  readonly #bySession = new Map<string, Set<LeaseWatch>>();
+
+  add(sessionId: string, watch: LeaseWatch): void {
+    let set = this.#bySession.get(sessionId);
+    if (set === undefined) {
+      set = new Set();
+      this.#bySession.set(sessionId, set);
+    }
+    set.add(watch);
+  }
+
+  remove(sessionId: string, watch: LeaseWatch): void {
+    const set = this.#bySession.get(sessionId);
+    set?.delete(watch);
+    if (set?.size === 0) this.#bySession.delete(sessionId);
+  }
+
+  wake(sessionId: string): void {
+    for (const watch of this.#bySession.get(sessionId) ?? []) watch.wake();
+  }
+
+  wakeAll(): void {
+    for (const set of this.#bySession.values()) for (const watch of set) watch.wake();
+  }
+}

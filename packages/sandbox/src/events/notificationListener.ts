@@ -9,9 +9,9 @@ export interface ReconnectDelays {
 
 export interface NotificationListenerOptions {
   readonly connectionString: string;
-  /** A plain identifier: LISTEN takes no bound parameter. */
-  readonly channel: string;
-  readonly onNotification: (payload: string) => void;
+  /** Plain identifiers: LISTEN takes no bound parameter. One connection listens on them all. */
+  readonly channels: readonly [string, ...string[]];
+  readonly onNotification: (payload: string, channel: string) => void;
   /** True once LISTEN is in effect; false when the connection is lost (or closed). */
   readonly onListening: (listening: boolean) => void;
   /** A lost connection; the listener reconnects on its own. */
@@ -49,10 +49,9 @@ export class NotificationListener {
   #retry: NodeJS.Timeout | undefined;
 
   constructor(options: NotificationListenerOptions) {
-    if (!/^[a-z_][a-z0-9_]*$/.test(options.channel))
-      throw new Error(
-        `Refusing channel name ${options.channel}: use a plain lower-case identifier`,
-      );
+    for (const channel of options.channels)
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel))
+        throw new Error(`Refusing channel name ${channel}: use a plain lower-case identifier`);
     this.#options = options;
     this.#delays = options.reconnect ?? { minMs: 100, maxMs: 5_000 };
     this.#delayMs = this.#delays.minMs;
@@ -87,8 +86,8 @@ export class NotificationListener {
     });
     this.#client = client;
     client.on("notification", (message) => {
-      if (message.channel === this.#options.channel && message.payload !== undefined)
-        this.#options.onNotification(message.payload);
+      if (this.#options.channels.includes(message.channel) && message.payload !== undefined)
+        this.#options.onNotification(message.payload, message.channel);
     });
     client.on("error", (error) => {
       this.#lost(client, error);
@@ -98,7 +97,9 @@ export class NotificationListener {
     });
     client
       .connect()
-      .then(() => client.query(`LISTEN ${this.#options.channel}`))
+      .then(() =>
+        client.query(this.#options.channels.map((channel) => `LISTEN ${channel};`).join(" ")),
+      )
       .then(
         () => {
           if (this.#client !== client) return;

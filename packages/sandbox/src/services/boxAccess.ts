@@ -179,11 +179,12 @@ export class BoxAccess {
         },
         // Connected inside the routing step: a write admitted with the holder is settled
         // (rejected) even when its box is not there to take it.
-        async (_route, generation) => {
+        async (pointer, generation) => {
           const box = await this.#connect(lease);
           const routedTo = { kind: "group" as const, id: lease.sandboxGroupId };
+          const routeEpoch = pointer.activeEpoch;
           try {
-            return await body({ box, lease, generation, routedTo });
+            return await body({ box, lease, generation, routedTo, routeEpoch });
           } catch (error) {
             if (!isUnreachable(error)) throw error;
             lease = await this.#confirmLossOrReport(lease, error);

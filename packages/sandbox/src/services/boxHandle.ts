@@ -28,6 +28,11 @@ export interface BoxHandle {
    */
   readonly generation: number | null;
   readonly routedTo: RoutedTo;
+  /**
+   * The session pointer's epoch this call was routed at: whatever lives on past the call (an
+   * open terminal) belongs to this target until the pointer leaves that epoch.
+   */
+  readonly routeEpoch: number;
 }
 
 /** The lease of a call made with `route: "group"`, which always has one. */

@@ -27,6 +27,7 @@ export async function runOnMachine<T>(
     lease: null,
     generation: null,
     routedTo: { kind: "machine", id: machineId },
+    routeEpoch: pointer.activeEpoch,
   });
   // A read answered by a target the pointer left meanwhile is stale: read it again there.
   if (!call.operation.writes) {

@@ -10,7 +10,7 @@ import { ErrorAlert } from "../../errorAlert.tsx";
 import type { StoredTerminal } from "./storedTerminals.ts";
 import { isTerminalGone, terminalErrorText } from "./terminalErrors.ts";
 import { TerminalInputQueue, type TerminalInput } from "./terminalInputQueue.ts";
-import { exitText, TerminalStateBadge, type TerminalState } from "./terminalState.tsx";
+import { exitText, movedText, TerminalStateBadge, type TerminalState } from "./terminalState.tsx";
 import { XtermScreen } from "./xtermScreen.ts";
 
 export interface TerminalViewProps {
@@ -27,10 +27,8 @@ export interface TerminalViewProps {
 /** A pause before resuming a stream that ended early, so a failing server is not hammered. */
 const RESUME_DELAY_MS = 1000;
 
-interface Exit {
-  readonly exitCode: number | null;
-  readonly signal: number | null;
-}
+/** How the stream ended by itself: the shell exited, or a swap closed it where it ran. */
+type Finish = Extract<TerminalState, { kind: "exited" | "moved" }>;
 
 /**
  * One remote terminal: its output stream drawn by xterm, keystrokes and sizes sent back in
@@ -87,7 +85,7 @@ export function TerminalView({
 
   const lastSeq = useRef(0);
   const exited = useRef(false);
-  const [exit, setExit] = useState<Exit | null>(null);
+  const [exit, setExit] = useState<Finish | null>(null);
   // Where a Reconnect resumes; the link itself resumes its own retries from the last event.
   const [resumeFrom, setResumeFrom] = useState<string | null>(null);
   const output = useSubscription(
@@ -110,7 +108,13 @@ export function TerminalView({
               if (exited.current) return;
               exited.current = true;
               screen.note(exitText(event.exitCode, event.signal));
-              setExit({ exitCode: event.exitCode, signal: event.signal });
+              setExit({ kind: "exited", exitCode: event.exitCode, signal: event.signal });
+              return;
+            case "route_moved":
+              if (exited.current) return;
+              exited.current = true;
+              screen.note(`${movedText(event.routedTo)}: this terminal was closed where it ran`);
+              setExit({ kind: "moved", routedTo: event.routedTo });
               return;
           }
         },
@@ -136,7 +140,7 @@ export function TerminalView({
   const ended = output.status === "idle" && exit === null;
   const state: TerminalState =
     exit !== null
-      ? { kind: "exited", ...exit }
+      ? exit
       : output.status === "error"
         ? { kind: "failed" }
         : output.status === "pending"
