@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Locator } from "@playwright/test";
 import { expectPageShown } from "../pageChecks.ts";
-import { call, signIn } from "../signedIn.ts";
+import { call, newSession, signIn } from "../signedIn.ts";
 
 // Issue 40: the workspace's Machines page. An admin enrolls a machine from the page and runs
 // exactly what it shows — the agent fetched from the bundle URL into a folder outside the
@@ -104,6 +104,65 @@ test("an admin enrolls a machine from the page, sees it online, manages it and r
   await expect(row.getByRole("button")).toHaveCount(0);
   // Its credential refused, the agent stops on its own with the code that says so.
   expect(await exited, agentSaid()).toBe(4);
+});
+
+test("an admin swaps a session onto an enrolled machine from its page and back: writes land there, a terminal on the group box ends", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await signIn(page);
+  const { workspaceId, sessionId } = await newSession(page, "Swapped session");
+  const scope = { workspaceId, sessionId };
+  const enrolled = (await call(page, {
+    path: "machines.enroll",
+    input: { workspaceId },
+    kind: "mutation",
+  })) as { command: string; bundleUrl: string };
+  machine = await prepareMachine(enrolled.bundleUrl);
+  startAgent(machine, enrolled.command.replace("agent ", "agent --name e2e-desk "));
+
+  await page.goto(`/sessions/${sessionId}?workspace=${workspaceId}`);
+  await expect(page.getByRole("heading", { name: "Swapped session", level: 1 })).toBeVisible();
+  // A terminal on the group box (it wakes the box), open while the session moves.
+  const workspace = page.getByRole("region", { name: "Workspace" });
+  await workspace.getByRole("tab", { name: "Terminal", exact: true }).click();
+  await workspace.getByRole("button", { name: "New terminal" }).click();
+  const shell = workspace.getByRole("tabpanel", { name: "Shell 1" });
+  await expect(shell.getByTestId("terminal-state")).toHaveText("live", { timeout: 60_000 });
+
+  const machines = page.getByRole("region", { name: "Machines" });
+  const desk = machines.locator("tr", { has: page.getByRole("rowheader", { name: "e2e-desk" }) });
+  await expect(desk.getByTestId("machine-state")).toHaveText("online", { timeout: 30_000 });
+  await desk.getByRole("button", { name: "Swap the session to e2e-desk" }).click();
+  const confirm = page.getByRole("alertdialog", {
+    name: "Move this session to the machine e2e-desk?",
+  });
+  await confirm.getByRole("button", { name: "Swap", exact: true }).click();
+  await expect(confirm).toBeHidden();
+  await expect(desk.getByTestId("machine-active")).toHaveText("yes");
+  await expect(shell.getByTestId("terminal-state")).toHaveText(/^session moved to machine /);
+
+  // A write through the API now lands in the machine's folder, and says so.
+  const written = (await call(page, {
+    path: "fs.write",
+    input: { ...scope, path: "from-the-page.txt", content: "on the desk" },
+    kind: "mutation",
+  })) as { routedTo: { kind: string } };
+  expect(written.routedTo.kind).toBe("machine");
+  const folder = machine.folder;
+  expect(await readFile(join(folder, "work", "from-the-page.txt"), "utf8")).toBe("on the desk");
+
+  const group = machines.locator("tr", {
+    has: page.getByRole("rowheader", { name: "Swapped session (group box)" }),
+  });
+  await group.getByRole("button", { name: "Swap the session back to its group box" }).click();
+  await page
+    .getByRole("alertdialog", { name: "Move this session to its group box?" })
+    .getByRole("button", { name: "Swap", exact: true })
+    .click();
+  await expect(group.getByTestId("machine-active")).toHaveText("yes", { timeout: 60_000 });
+  await expect(desk.getByTestId("machine-active")).toHaveText("no");
+  await expect(desk.getByRole("button", { name: "Swap the session to e2e-desk" })).toBeVisible();
 });
 
 test("a member sees the workspace's machines but none of the admin's actions", async ({

@@ -1,15 +1,19 @@
-import { MarkupBody } from "../markup/markupBody.tsx";
 import { QueryTable } from "../queryTable.tsx";
-import { machineRowsMarkup, type MachineView } from "./machineRowsMarkup.ts";
+import { MachineTableRow } from "./machineTableRow.tsx";
+import type { MachineView } from "./machineView.ts";
+import { SwapHere } from "./swapHere.tsx";
 
 /**
  * Every field of each machine; `archiveComplete` as a badge, the generations side by side, the
- * box's isolation as a badge (amber: unisolated) over its network and limits.
+ * box's isolation as a badge (amber: unisolated) over its network and limits. With `swap` (an
+ * admin's page, once the session's epoch is known), each row can take the session's work.
  */
 export function MachinesTable({
   query,
+  swap,
 }: {
   query: { isPending: boolean; error: unknown; data: readonly MachineView[] | undefined };
+  swap?: { workspaceId: string; sessionId: string; expectedEpoch: number };
 }) {
   return (
     <QueryTable
@@ -34,10 +38,15 @@ export function MachinesTable({
         "Holders",
         "Platform",
         "Last seen",
+        swap !== undefined && "",
       ]}
-      // One string of markup, not 200 rows of elements for hydration to walk; rebuilt on each
-      // render (a few hundred microseconds), and set again only when it differs.
-      body={(machines) => <MarkupBody html={machineRowsMarkup(machines)} />}
+      row={(machine) => (
+        <MachineTableRow
+          key={machine.sandboxId}
+          machine={machine}
+          {...(swap === undefined ? {} : { action: <SwapHere {...swap} machine={machine} /> })}
+        />
+      )}
     />
   );
 }

@@ -4,6 +4,7 @@ import { Alert, AlertDescription, AlertTitle } from "@berth/ui/alert";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import { useState } from "react";
+import { asRole, isAdmin } from "../../lib/roles.ts";
 import { useTRPC } from "../../trpc/react.tsx";
 import { ErrorAlert } from "../errorAlert.tsx";
 import { Section } from "../section.tsx";
@@ -19,7 +20,8 @@ import { WorkspacePanels } from "./workspacePanels.tsx";
  * A session's machines and its lease's timeline, live: every item of the session's event
  * stream (a lease change, a generation, a transfer's progress) refetches both, so state,
  * generations and the timeline move without a reload; the last archive transfer (capture or
- * restore) is drawn as a bar under the machines, failed ones included.
+ * restore) is drawn as a bar under the machines, failed ones included. A swap (the route item)
+ * re-reads the session too, whose activeEpoch an admin's next swap expects.
  */
 export function SessionView({
   workspaceId,
@@ -34,11 +36,16 @@ export function SessionView({
   const session = useQuery(trpc.sessions.get.queryOptions(scope));
   const machines = useQuery(trpc.machines.list.queryOptions(scope));
   const timeline = useQuery(trpc.leases.timeline.queryOptions({ ...scope, limit: 200 }));
+  const me = useQuery(trpc.me.get.queryOptions());
+  const role = me.data?.workspaces.find((workspace) => workspace.id === workspaceId)?.role;
+  const epoch = session.data?.activeEpoch;
   const [transfer, setTransfer] = useState<ArchiveTransferView | null>(null);
   const live = useSubscription(
     trpc.events.session.subscriptionOptions(scope, {
       onData: (item) => {
         if ("kind" in item && item.kind === "transfer") setTransfer(item);
+        if ("kind" in item && item.kind === "route")
+          void queryClient.invalidateQueries(trpc.sessions.get.queryFilter(scope));
         void queryClient.invalidateQueries(trpc.machines.list.queryFilter(scope));
         void queryClient.invalidateQueries(trpc.leases.timeline.pathFilter());
       },
@@ -86,7 +93,12 @@ export function SessionView({
         description="The session's group box, then the workspace's enrolled machines: state, isolation, lease epoch, generations and archive, live."
         action={<ArchiveHelp />}
       >
-        <MachinesTable query={machines} />
+        <MachinesTable
+          query={machines}
+          {...(role !== undefined && isAdmin(asRole(role)) && epoch !== undefined
+            ? { swap: { workspaceId, sessionId, expectedEpoch: epoch } }
+            : {})}
+        />
         {transfer === null ? null : <ArchiveTransfer transfer={transfer} />}
       </Section>
       <WorkspacePanels workspaceId={workspaceId} sessionId={sessionId} />

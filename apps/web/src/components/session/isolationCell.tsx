@@ -1,7 +1,7 @@
-import escapeHtml from "escape-html";
-import { badgeMarkup } from "../markup/badgeMarkup.ts";
+import { Badge } from "@berth/ui/badge";
+import { TableCell } from "@berth/ui/table";
 import { formatBytes } from "./files/paths.ts";
-import type { MachineView } from "./machineRowsMarkup.ts";
+import type { MachineView } from "./machineView.ts";
 
 type Confinement = NonNullable<MachineView["confinement"]>;
 
@@ -24,18 +24,38 @@ export function limitsText(limits: Confinement["limits"]): string {
   return given.length === 0 ? "no limits" : given.join(" · ");
 }
 
-function badgeOf(confinement: Confinement, backend: MachineView["backend"]): string {
+function IsolationBadge({
+  confinement,
+  backend,
+}: {
+  confinement: Confinement;
+  backend: MachineView["backend"];
+}) {
   switch (confinement.isolation) {
     case "none":
-      return badgeMarkup("warning", "unisolated", {
-        title: backend === "kubernetes" ? SIMULATED_CLUSTER_TITLE : UNISOLATED_TITLE,
-      });
+      return (
+        <Badge
+          variant="warning"
+          title={backend === "kubernetes" ? SIMULATED_CLUSTER_TITLE : UNISOLATED_TITLE}
+        >
+          unisolated
+        </Badge>
+      );
     case "bubblewrap":
-      return badgeMarkup("outline", "bubblewrap", {
-        title: "Its own namespaces and root: it sees nothing of the server but its workspace",
-      });
+      return (
+        <Badge
+          variant="outline"
+          title="Its own namespaces and root: it sees nothing of the server but its workspace"
+        >
+          bubblewrap
+        </Badge>
+      );
     case "pod":
-      return badgeMarkup("outline", "pod", { title: "A Kubernetes pod of its own" });
+      return (
+        <Badge variant="outline" title="A Kubernetes pod of its own">
+          pod
+        </Badge>
+      );
   }
 }
 
@@ -44,24 +64,27 @@ function badgeOf(confinement: Confinement, backend: MachineView["backend"]): str
  * an unisolated box; its network and limits beneath), "unknown" for a box recorded before Berth
  * recorded this, "—" with no box or for an enrolled machine (its owner's to confine).
  */
-export function isolationCell(machine: MachineView): string {
-  return `<td data-testid='machine-isolation'>${isolationContent(machine)}</td>`;
+export function IsolationCell({ machine }: { machine: MachineView }) {
+  const box = machine.confinement;
+  return <TableCell data-testid="machine-isolation">{isolationContent(machine, box)}</TableCell>;
 }
 
-function isolationContent(machine: MachineView): string {
-  const box = machine.confinement;
+function isolationContent(machine: MachineView, box: Confinement | null) {
   if (box === null) {
-    return machine.kind === "group" && machine.instanceId !== null
-      ? badgeMarkup("muted", "unknown", {
-          title: "Recorded before Berth recorded a box's isolation",
-        })
-      : "—";
+    return machine.kind === "group" && machine.instanceId !== null ? (
+      <Badge variant="muted" title="Recorded before Berth recorded a box's isolation">
+        unknown
+      </Badge>
+    ) : (
+      "—"
+    );
   }
-  const small = "text-xs text-muted-foreground";
   return (
-    `<div class='flex flex-col items-start gap-0.5'>${badgeOf(box, machine.backend)}` +
-    `<span class='whitespace-nowrap ${small}'>network ${escapeHtml(box.network)}</span>` +
-    // Wraps within a narrow column: a box with every limit would otherwise widen the table.
-    `<span class='block max-w-36 ${small}'>${escapeHtml(limitsText(box.limits))}</span></div>`
+    <div className="flex flex-col items-start gap-0.5">
+      <IsolationBadge confinement={box} backend={machine.backend} />
+      <span className="text-xs whitespace-nowrap text-muted-foreground">network {box.network}</span>
+      {/* Wraps within a narrow column: a box with every limit would otherwise widen the table. */}
+      <span className="block max-w-36 text-xs text-muted-foreground">{limitsText(box.limits)}</span>
+    </div>
   );
 }
