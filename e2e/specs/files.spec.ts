@@ -135,7 +135,7 @@ test("a file is uploaded and downloaded with progress, renamed, and deleted afte
   });
   const uploadBar = workspace.getByRole("progressbar", { name: "Uploaded blob.bin" });
   await expect(uploadBar).toHaveAttribute("aria-valuenow", "100");
-  await expect(status).toContainText("Uploaded · /workspace/data/blob.bin");
+  await expect(status).toContainText(/Uploaded · generation \d+ · \/workspace\/data\/blob\.bin/);
   await expect(tree.getByRole("button", { name: "blob.bin", exact: true })).toBeVisible();
   const stat = (await call(page, {
     path: "fs.stat",

@@ -103,7 +103,12 @@ describe("file transfers", () => {
 
     const again = await transfer({ method: "PUT", query: onBox("data/blob.bin"), body: bytes });
     expect(again.status).toBe(200);
-    // One write, one admission: the generation moves by exactly one.
+    // One write, one admission: the generation moves by exactly one, and the answer says where.
+    const session = await suite.db.session.findUniqueOrThrow({ where: { id: world.boxSessionId } });
+    expect(await again.json()).toMatchObject({
+      generation: Number(before + 1n),
+      routedTo: { kind: "group", id: session.sandboxGroupId },
+    });
     expect(await generation()).toBe(before + 1n);
 
     const downloaded = await transfer({ query: onBox("data/blob.bin") });

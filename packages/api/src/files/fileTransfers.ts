@@ -2,7 +2,7 @@ import { decodeUploadQuery, pathRequestSchema } from "@berth/box-protocol";
 import { fileTransferRoutes, fileTransferScopeSchema } from "@berth/validators";
 import { TRPCError } from "@trpc/server";
 import type { z } from "zod";
-import { onBox } from "../boxCall.ts";
+import { onBox, withGeneration } from "../boxCall.ts";
 import { pullStream } from "../http/pullStream.ts";
 import type { ApiLogger } from "../logger.ts";
 import {
@@ -87,9 +87,10 @@ async function upload(
   const written = await onBox(
     ctx,
     { input: { ...ctx.input, ...target }, name: "fs.upload", writes: true },
-    async (box, options) => {
+    async (box, options, handle) => {
       try {
-        return await box.upload({ ...options, body });
+        // Where it landed, as every write says (a swapped session's upload lands on a machine).
+        return withGeneration(await box.upload({ ...options, body }), handle);
       } catch (error) {
         // The body's own failure (too large, the client gone) is what happened, not the box's.
         throw body.failure ?? error;

@@ -13,6 +13,7 @@ import { useAfterWrite } from "./fsScope.ts";
 import { baseName, formatBytes, isWithin, joinPath, parentOf, shownPath } from "./paths.ts";
 import { RenameEntry } from "./renameEntry.tsx";
 import { TransferProgress, type Transfer } from "./transferProgress.tsx";
+import { landedAt } from "../../../lib/landedAt.ts";
 import { downloadFile, saveBlob, uploadFile } from "./transfers.ts";
 
 type Form = "file" | "dir" | "rename" | null;
@@ -68,9 +69,8 @@ export function FilesPanel({ workspaceId, sessionId }: PanelProps) {
         total: uploaded.size,
         done: true,
       });
-      // The upload route answers no generation, so the status points at the file instead.
       setStatus(
-        `Uploaded · ${shownPath(uploaded.path)} · ${formatBytes(uploaded.size)}, selected in the tree`,
+        `Uploaded · ${landedAt(uploaded)} · ${shownPath(uploaded.path)} · ${formatBytes(uploaded.size)}, selected in the tree`,
       );
       if (target !== "") expand(target);
       await afterWrite.refreshFolder(target);

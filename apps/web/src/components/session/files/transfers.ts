@@ -1,15 +1,18 @@
 import { fileTransferRoutes } from "@berth/validators";
+import type { RoutedTo } from "../../../lib/landedAt.ts";
 import { TransferFailure } from "./boxErrors.ts";
 import type { FsScope } from "./fsScope.ts";
 
 /** Bytes moved so far, and the whole when it is known. */
 export type OnProgress = (loaded: number, total: number | null) => void;
 
-/** What the upload route answers: no workspace generation (only the tRPC writes report one). */
+/** What the upload route answers: the file, and where the write landed, as every write says. */
 export interface Uploaded {
   readonly path: string;
   readonly version: string;
   readonly size: number;
+  readonly generation: number | null;
+  readonly routedTo: RoutedTo;
 }
 
 function routeUrl(route: string, params: Record<string, string>): string {
