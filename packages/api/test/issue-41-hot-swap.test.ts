@@ -199,7 +199,14 @@ describe("hot-swap", () => {
         if (text.includes("ready-2")) ready();
       }
     })();
-    await admin.terminal.write({ ...scope, id: terminal.id, data: "echo ready-$((1+1))\n" });
+    // Keystrokes are a write too: admitted on the group box, and saying so.
+    const typed = await admin.terminal.write({
+      ...scope,
+      id: terminal.id,
+      data: "echo ready-$((1+1))\n",
+    });
+    expect(typed.routedTo).toEqual({ kind: "group", id: made.sandboxGroupId });
+    expect(typed.generation).toBeGreaterThan(0);
     await attached;
     const lease = await suite.db.sandboxLease.findFirstOrThrow({
       where: { workspaceId: a.workspaceId, sandboxGroupId: made.sandboxGroupId },
@@ -229,8 +236,8 @@ describe("hot-swap", () => {
     const admin = await callerAs(suite.api, { token: a.adminToken });
     const made = await admin.sessions.create({ workspaceId: a.workspaceId, title: "feed" });
     const scope = { workspaceId: a.workspaceId, sessionId: made.id };
-    const stop = new AbortController();
-    const stream = await admin.events.session(scope, { signal: stop.signal });
+    // Leaving the loop ends the subscription (its iterator's return stops the stream).
+    const stream = await admin.events.session(scope);
     const routes: unknown[] = [];
     for await (const item of stream) {
       if (!("kind" in item) || item.kind !== "route") continue;
@@ -239,7 +246,6 @@ describe("hot-swap", () => {
         await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 0 });
       if (routes.length === 2) break;
     }
-    stop.abort();
     expect(routes).toEqual([
       { kind: "route", activeEpoch: 0, routedTo: { kind: "group", id: made.sandboxGroupId } },
       { kind: "route", activeEpoch: 1, routedTo: { kind: "machine", id: machineId } },

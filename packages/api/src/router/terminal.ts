@@ -9,7 +9,7 @@ import type { SessionRoute } from "@berth/sandbox/events";
 import { randomUUID } from "node:crypto";
 import { tracked, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { onBox, sessionInput } from "../boxCall.ts";
+import { onBox, sessionInput, withGeneration } from "../boxCall.ts";
 import type { RouterFixtures } from "../fixtures.ts";
 import { memberProcedure, toTRPCError } from "../trpc.ts";
 
@@ -47,8 +47,8 @@ export const terminalRouter = {
   write: memberProcedure
     .input(sessionInput.extend(terminalInputRequestSchema.shape))
     .mutation(({ ctx, input }) =>
-      onBox(ctx, { input, name: "terminal.write", writes: true }, (box, request) =>
-        box.writeTerminal(request),
+      onBox(ctx, { input, name: "terminal.write", writes: true }, async (box, request, handle) =>
+        withGeneration(await box.writeTerminal(request), handle),
       ),
     ),
   resize: memberProcedure
