@@ -217,16 +217,28 @@ describe("hot-swap", () => {
       });
     expect(await holders()).toBe(1);
 
-    await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 0 });
+    // Swapped onto where it already runs (a new epoch, the same box): the shell stays open.
+    await admin.admin.swap({ ...scope, target: "group", expectedEpoch: 0 });
+    const typedAgain = events.length;
+    await admin.terminal.write({ ...scope, id: terminal.id, data: "echo still-$((2+2))\n" });
+    await eventually("the shell's answer after a same-target swap", () =>
+      Promise.resolve(
+        events
+          .slice(typedAgain)
+          .some((event) => event.type === "output" && event.data.includes("still-4")),
+      ),
+    );
+
+    await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 1 });
     await read;
     expect(events.at(-1)).toEqual({
       type: "route_moved",
-      activeEpoch: 1,
+      activeEpoch: 2,
       routedTo: { kind: "machine", id: machineId },
     });
     expect(await holders()).toBe(0);
     // Back home, the group box no longer has the shell.
-    await admin.admin.swap({ ...scope, target: "group", expectedEpoch: 1 });
+    await admin.admin.swap({ ...scope, target: "group", expectedEpoch: 2 });
     expect(await codeOf(admin.terminal.write({ ...scope, id: terminal.id, data: "x" }))).toBe(
       "NOT_FOUND",
     );

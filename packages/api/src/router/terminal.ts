@@ -5,7 +5,8 @@ import {
   terminalResizeRequestSchema,
   type TerminalEvent,
 } from "@berth/box-protocol";
-import type { SessionRoute } from "@berth/sandbox/events";
+import type { BoxHandle } from "@berth/sandbox";
+import type { LeaseEventFeed, SessionRoute } from "@berth/sandbox/events";
 import { randomUUID } from "node:crypto";
 import { tracked, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
@@ -100,18 +101,16 @@ export const terminalRouter = {
           };
           signal?.addEventListener("abort", stop, { once: true });
           const watching = new AbortController();
-          const moved = ctx.leaseEvents
-            .routeMoved({
-              workspaceId: input.workspaceId,
-              sessionId: input.sessionId,
-              activeEpoch: handle.routeEpoch,
-              signal: watching.signal,
-            })
-            .then((route) => {
-              if (route === null) return;
-              queue.push({ type: "route_moved", ...route });
-              stop();
-            });
+          const moved = routeLeaves(ctx.leaseEvents, {
+            workspaceId: input.workspaceId,
+            sessionId: input.sessionId,
+            handle,
+            signal: watching.signal,
+          }).then((route) => {
+            if (route === null) return;
+            queue.push({ type: "route_moved", ...route });
+            stop();
+          });
           await connection.closed;
           watching.abort();
           await moved;
@@ -140,6 +139,26 @@ export const terminalRouter = {
       }
     }),
 } satisfies TRPCRouterRecord;
+
+/**
+ * Resolves with the session's route once it points away from where the terminal runs; null when
+ * `signal` aborts. A swap onto the target it already runs on (a new epoch, the same place)
+ * leaves it open: its shell is still where the session's calls go.
+ */
+async function routeLeaves(
+  feed: LeaseEventFeed,
+  at: { workspaceId: string; sessionId: string; handle: BoxHandle; signal: AbortSignal },
+): Promise<SessionRoute | null> {
+  const { handle, ...scope } = at;
+  let activeEpoch = handle.routeEpoch;
+  for (;;) {
+    const route = await feed.routeMoved({ ...scope, activeEpoch });
+    if (route === null) return null;
+    const { routedTo } = route;
+    if (routedTo.kind !== handle.routedTo.kind || routedTo.id !== handle.routedTo.id) return route;
+    activeEpoch = route.activeEpoch;
+  }
+}
 
 /**
  * What `terminal.output` streams: the box's terminal events, and the last one a swap sends (the
