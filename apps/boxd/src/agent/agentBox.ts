@@ -23,8 +23,8 @@ export interface AgentBox {
  * The box an agent serves, built as startBoxd (server/boxd.ts) builds boxd's, minus the HTTP
  * listener: the same WorkspaceRoot confinement, disk watch and git context, so an agent's
  * operations are exactly a box's — and escape the root exactly as little. Its terminals run on
- * `script` instead of node-pty (agentTerminals.ts), read by polling (readTerminal): the
- * channel carries no attach stream.
+ * `script` instead of node-pty (agentTerminals.ts), read by long-polling (readTerminal with
+ * waitMs): the channel carries no attach stream.
  */
 export async function openAgentBox(options: {
   readonly root: string;

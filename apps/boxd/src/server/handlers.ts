@@ -98,8 +98,9 @@ export function createHandlers(context: BoxdContext): Handlers {
       terminals.get(request.id).resize(request.cols, request.rows);
       return Promise.resolve({ ok: true as const });
     },
-    readTerminal: (request) =>
-      Promise.resolve({ events: terminals.get(request.id).backlog(request.since) }),
+    readTerminal: async (request) => ({
+      events: await terminals.get(request.id).read(request.since, request.waitMs),
+    }),
     closeTerminal: (request) => {
       terminals.close(request.id);
       context.logger.info({ terminal: request.id }, "terminal closed");

@@ -30,6 +30,9 @@ export class Terminal {
   private readonly pty: Pty;
   private readonly buffer = new ReplayBuffer(TERMINAL_REPLAY_BYTES);
   private readonly listeners = new Set<TerminalListener>();
+  /** Long-polling reads (`read`) waiting for the next event, or the terminal's close. */
+  private readonly waiters = new Set<() => void>();
+  private closed = false;
   private exit: { exitCode: number | null; signal: number | null } | undefined;
 
   /** Throws what `spawn` throws (a BoxError when this machine has no pty to give). */
@@ -79,6 +82,27 @@ export class Terminal {
   }
 
   /**
+   * The backlog after `since`; when it is empty and `waitMs` > 0, first waits for the next
+   * event (or the terminal's close) for at most `waitMs`. Woken by events, not by polling; its
+   * timer goes as soon as it is woken. A wake for output a caller ahead of it (since past
+   * lastSeq) still lacks answers nothing: the caller reads again.
+   */
+  async read(since: number, waitMs: number): Promise<TerminalEvent[]> {
+    const events = this.backlog(since);
+    if (events.length > 0 || waitMs === 0 || this.closed) return events;
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, waitMs);
+      this.waiters.add(wake);
+    });
+    return this.backlog(since);
+  }
+
+  /**
    * The backlog and the live subscription, taken in one synchronous step: no output can fall
    * between the two, and none arrives twice.
    */
@@ -101,11 +125,18 @@ export class Terminal {
 
   /** Hangs up the shell (SIGHUP reaches its whole session, as when a terminal window closes). */
   close(): void {
+    this.closed = true;
     this.listeners.clear();
+    this.wakeWaiters();
     if (this.exit === undefined) this.pty.kill("SIGHUP");
   }
 
   private emit(event: TerminalEvent): void {
     for (const listener of this.listeners) listener(event);
+    this.wakeWaiters();
+  }
+
+  private wakeWaiters(): void {
+    for (const wake of [...this.waiters]) wake();
   }
 }

@@ -36,10 +36,19 @@ export const terminalResizeRequestSchema = z.object({
   cols: colsSchema,
   rows: rowsSchema,
 });
-/** `since`: the last sequence number the caller has; it gets everything after it. */
+/** The longest a read may wait for an event (see terminalReadRequestSchema's `waitMs`). */
+export const MAX_TERMINAL_READ_WAIT_MS = 25_000;
+
+/**
+ * `since`: the last sequence number the caller has; it gets everything after it. `waitMs`: a
+ * long-poll — when nothing follows `since` and the terminal has not exited, the reply waits up
+ * to that long for an event (output, gap, exit; or the terminal closing) and answers what there
+ * is then, possibly nothing. 0 answers at once.
+ */
 export const terminalReadRequestSchema = z.object({
   id: terminalIdSchema,
   since: z.number().int().nonnegative().default(0),
+  waitMs: z.number().int().min(0).max(MAX_TERMINAL_READ_WAIT_MS).default(0),
 });
 
 export const listTerminalsResponseSchema = z.object({ terminals: z.array(terminalInfoSchema) });
