@@ -1,11 +1,13 @@
 /**
  * A session routed to an enrolled machine is served through the machine's agent channel: its
- * JSON operations, as a BoxClient's, so every procedure runs unchanged. What an agent does not
- * serve (streams: upload, download, capture, hydrate, terminal attach) answers `unsupported`.
+ * JSON operations, as a BoxClient's, so every procedure runs unchanged. A terminal's output
+ * stream (attachTerminal) is made of long-polling reads (machineTerminalAttach.ts). What an
+ * agent does not serve (streams: upload, download, capture, hydrate) answers `unsupported`.
  */
 import { BoxError, type BoxClient } from "@berth/box-protocol";
 import type { MachineTarget } from "../machines/agentChannelTypes.ts";
 import type { MachineBoxClient } from "../machines/machineBoxClient.ts";
+import { attachMachineTerminal } from "./machineTerminalAttach.ts";
 
 /** A client of one machine in the caller's workspace (machineBoxClient over AgentChannels). */
 export type MachineClients = (target: MachineTarget) => MachineBoxClient;
@@ -26,6 +28,6 @@ export function machineBox(client: MachineBoxClient, machineId: string): BoxClie
     download: unsupported("download"),
     capture: unsupported("capture"),
     hydrate: unsupported("hydrate"),
-    attachTerminal: unsupported("a terminal's output stream"),
+    attachTerminal: (options) => attachMachineTerminal(client, options),
   };
 }

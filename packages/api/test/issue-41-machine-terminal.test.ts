@@ -1,0 +1,80 @@
+// Issue 41: a terminal on an enrolled machine (a real agent process, the session swapped to it)
+// streams through terminal.output as a box's does — made of long-polling reads down the agent
+// channel — and the stream ends with the shell's exit.
+import { randomInt } from "node:crypto";
+import type { TerminalEvent } from "@berth/box-protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveApi, type ServedApi } from "../src/index.ts";
+import { useApiSuite } from "./support/apiSuite.ts";
+import { eventually, startRealAgent, type RealAgent } from "./support/realAgent.ts";
+import { callerAs } from "./support/testApi.ts";
+import { seedWorkspace, type SeededWorkspace } from "./support/world.ts";
+
+const suite = useApiSuite();
+let a: SeededWorkspace;
+let served: ServedApi;
+let agent: RealAgent;
+let machineId = "";
+
+beforeAll(async () => {
+  a = await seedWorkspace(suite.api, suite.db, "alpha");
+  served = await serveApi(suite.api);
+  const admin = await callerAs(suite.api, { token: a.adminToken });
+  const { code } = await admin.machines.enroll({ workspaceId: a.workspaceId });
+  agent = await startRealAgent({ server: served.url, code, name: "desk" });
+  await eventually(
+    "the agent's channel",
+    async () => {
+      const machines = await admin.machines.listWorkspace({ workspaceId: a.workspaceId });
+      machineId = machines.find((m) => m.name === "desk")?.id ?? "";
+      return machineId !== "" && suite.api.agentChannels.holds(machineId);
+    },
+    () => agent.output(),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await agent.stop();
+  await served.close();
+});
+
+describe("a terminal on a machine", () => {
+  it("terminal.output streams what the shell prints, and ends with its exit", async () => {
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const member = await callerAs(suite.api, { token: a.memberToken });
+    const scope = { workspaceId: a.workspaceId, sessionId: a.boxSessionId };
+    await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 0 });
+
+    const terminal = await member.terminal.open(scope);
+    expect(terminal.routedTo).toEqual({ kind: "machine", id: machineId });
+    const stream = await member.terminal.output({ ...scope, id: terminal.id });
+    const events = stream[Symbol.asyncIterator]();
+    const seen: TerminalEvent[] = [];
+    /** The stream's events until `done` holds of what was seen; false if it ended first. */
+    const readUntil = async (done: () => boolean): Promise<boolean> => {
+      while (!done()) {
+        const next = await events.next();
+        if (next.done === true) return false;
+        // A server-side caller yields the tracked envelope as the procedure made it, [id, event].
+        const [, event] = next.value as unknown as [string, TerminalEvent];
+        seen.push(event);
+      }
+      return true;
+    };
+    const text = () => seen.map((event) => (event.type === "output" ? event.data : "")).join("");
+
+    // The shell's answer, not the echo of what was typed: the number exists only once it ran.
+    const n = randomInt(1_000, 1_000_000);
+    await member.terminal.write({ ...scope, id: terminal.id, data: `echo hi-$((${n}+1))\n` });
+    expect(await readUntil(() => text().includes(`hi-${String(n + 1)}`))).toBe(true);
+
+    await member.terminal.write({ ...scope, id: terminal.id, data: "exit\n" });
+    expect(await readUntil(() => seen.at(-1)?.type === "exit")).toBe(true);
+    expect(seen.at(-1)).toEqual({ type: "exit", exitCode: 0, signal: 0 });
+    // Nothing follows the exit: the stream ends.
+    expect(await events.next()).toMatchObject({ done: true });
+    // Output arrived in order, each chunk once.
+    const seqs = seen.flatMap((event) => (event.type === "output" ? [event.seq] : []));
+    expect(seqs).toEqual(seqs.map((_seq, index) => index + 1));
+  }, 60_000);
+});
