@@ -36,16 +36,16 @@ export async function attachMachineTerminal(
   // The first read answers at once: a terminal the machine does not have (terminal_not_found)
   // rejects the attach, as boxd's refused WebSocket upgrade does.
   const { events: backlog } = await client.readTerminal({ id, since });
-  let ended = false;
-  let resolveClosed = () => {};
-  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-  const end = () => {
-    ended = true;
-    resolveClosed();
-  };
+  // Read through a function: it changes under the loop's awaits, out of the compiler's sight.
+  const ending = new AbortController();
+  const ended = () => ending.signal.aborted;
+  const end = () => ending.abort();
+  const closed = new Promise<void>((resolve) =>
+    ending.signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
   const deliver = (events: readonly TerminalEvent[]) => {
     for (const event of events) {
-      if (ended) return;
+      if (ended()) return;
       if (event.type === "output") since = event.seq;
       if (event.type === "gap") since = event.toSeq;
       options.onEvent(event);
@@ -55,24 +55,26 @@ export async function attachMachineTerminal(
   };
   deliver(backlog);
   void (async () => {
-    while (!ended) {
-      let events: readonly TerminalEvent[];
-      try {
-        ({ events } = await client.readTerminal({ id, since, waitMs: MACHINE_TERMINAL_WAIT_MS }));
-      } catch {
-        // A read failing mid-stream (the terminal closed, the machine gone) ends the connection
-        // as a WebSocket's loss does: `closed` resolves, and the caller resumes from lastSeq().
-        end();
-        return;
+    try {
+      while (!ended()) {
+        const { events } = await client.readTerminal({
+          id,
+          since,
+          waitMs: MACHINE_TERMINAL_WAIT_MS,
+        });
+        // Closed while the read waited: its late answer goes nowhere (deliver checks).
+        deliver(events);
       }
-      // Closed while the read waited: its late answer goes nowhere.
-      deliver(events);
+    } catch {
+      // A read failing mid-stream (the terminal closed, the machine gone) ends the connection as
+      // a WebSocket's loss does: `closed` resolves, and the caller resumes from lastSeq().
+      end();
     }
   })();
   // Keystrokes and resizes go one call at a time, in order; a failed one ends the connection.
   let sending = Promise.resolve();
   const transmit = (call: () => Promise<unknown>) => {
-    if (ended) throw new BoxError("unavailable", "the terminal connection is closed");
+    if (ended()) throw new BoxError("unavailable", "the terminal connection is closed");
     sending = sending.then(call).then(
       () => undefined,
       () => end(),
