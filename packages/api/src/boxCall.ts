@@ -19,7 +19,8 @@ export const sessionInput = z.object({ sessionId: idSchema });
  */
 export function onBox<I extends { workspaceId: string; sessionId: string }, T>(
   ctx: MemberContext,
-  call: { input: I; name: string; writes: boolean },
+  /** `stream`: see BoxCall's — never run again on a pointer that moved under it. */
+  call: { input: I; name: string; writes: boolean; stream?: boolean },
   body: (
     box: BoxClient,
     request: Omit<I, "workspaceId" | "sessionId">,
@@ -36,6 +37,7 @@ export function onBox<I extends { workspaceId: string; sessionId: string }, T>(
       sessionId: call.input.sessionId,
       requestId: randomUUID(),
       operation: { name: call.name, writes: call.writes },
+      ...(call.stream === true ? { stream: true } : {}),
     },
     (handle) => body(handle.box, boxRequest(call.input), handle),
   );

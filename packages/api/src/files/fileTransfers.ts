@@ -108,7 +108,7 @@ async function download(ctx: TransferContext, url: URL): Promise<Response> {
   // The holder stays for as long as bytes flow: the call ends when the body is read or dropped.
   const call = onBox(
     ctx,
-    { input: { ...ctx.input, path }, name: "fs.download", writes: false },
+    { input: { ...ctx.input, path }, name: "fs.download", writes: false, stream: true },
     async (box, request) => {
       const file = await box.download(request);
       let done: () => void = () => undefined;

@@ -87,7 +87,7 @@ export const terminalRouter = {
       const since = Number(input.lastEventId ?? "0");
       const attached = onBox(
         ctx,
-        { input, name: "terminal.output", writes: false },
+        { input, name: "terminal.output", writes: false, stream: true },
         async (box, _request, handle) => {
           const connection = await box.attachTerminal({
             id: input.id,

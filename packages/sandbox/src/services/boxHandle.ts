@@ -15,6 +15,13 @@ export interface BoxCall {
    * `group`: the group box whatever the pointer says (a swap back wakes it first).
    */
   readonly route?: "pointer" | "group";
+  /**
+   * A stream (a terminal's output, a download): what it sent stands as sent, so once it ran, a
+   * pointer that moved under it does not run it again elsewhere as a read's answer is (the
+   * stream's consumer handles the move: `route_moved` for a terminal). One refused before it
+   * reached any target still follows the pointer.
+   */
+  readonly stream?: boolean;
 }
 
 /** What the call's body receives: a client of the box, and the lease it runs under. */

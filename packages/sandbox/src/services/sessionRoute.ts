@@ -30,7 +30,7 @@ export async function runOnMachine<T>(
     routeEpoch: pointer.activeEpoch,
   });
   // A read answered by a target the pointer left meanwhile is stale: read it again there.
-  if (!call.operation.writes) {
+  if (!call.operation.writes && call.stream !== true) {
     const now = await deps.route.read(call.workspaceId, call.sessionId);
     if (now.activeEpoch !== pointer.activeEpoch) throw routeMoved(machineId);
   }
