@@ -13,6 +13,7 @@ import {
   type TerminalConnection,
   type TerminalEvent,
 } from "@berth/box-protocol";
+import { setTimeout as sleep } from "node:timers/promises";
 import { DEFAULT_AGENT_CALL_TIMEOUT_MS } from "../machines/agentChannels.ts";
 import type { MachineBoxClient } from "../machines/machineBoxClient.ts";
 
@@ -26,6 +27,13 @@ export const MACHINE_TERMINAL_WAIT_MS = Math.min(
   MAX_TERMINAL_READ_WAIT_MS,
   Math.floor(DEFAULT_AGENT_CALL_TIMEOUT_MS / 3),
 );
+
+/**
+ * An agent from before the long-poll ignores waitMs and answers an idle read at once: the loop
+ * then reads at most this often instead of back to back. A current agent's empty answer comes
+ * only after MACHINE_TERMINAL_WAIT_MS, so it never waits here.
+ */
+const MIN_EMPTY_READ_INTERVAL_MS = 1_000;
 
 export async function attachMachineTerminal(
   client: Pick<MachineBoxClient, "readTerminal" | "writeTerminal" | "resizeTerminal">,
@@ -57,6 +65,7 @@ export async function attachMachineTerminal(
   void (async () => {
     try {
       while (!ended()) {
+        const asked = performance.now();
         const { events } = await client.readTerminal({
           id,
           since,
@@ -64,6 +73,9 @@ export async function attachMachineTerminal(
         });
         // Closed while the read waited: its late answer goes nowhere (deliver checks).
         deliver(events);
+        const early = MIN_EMPTY_READ_INTERVAL_MS - (performance.now() - asked);
+        if (events.length === 0 && early > 0)
+          await sleep(early, undefined, { signal: ending.signal }).catch(() => undefined);
       }
     } catch {
       // A read failing mid-stream (the terminal closed, the machine gone) ends the connection as
