@@ -49,6 +49,7 @@ export type {
 export { decodeUploadQuery, encodeUploadQuery } from "./uploadQuery.ts";
 export { PATH_LIMITS, pathLimitProblem, pathNames } from "./pathLimits.ts";
 export * from "./schemas/files.ts";
+export * from "./schemas/chunkedUpload.ts";
 export * from "./schemas/git.ts";
 export * from "./schemas/exec.ts";
 export * from "./schemas/terminals.ts";

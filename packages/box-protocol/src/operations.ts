@@ -1,4 +1,13 @@
 import type { z } from "zod";
+import {
+  uploadAbortResponseSchema,
+  uploadBeginRequestSchema,
+  uploadBeginResponseSchema,
+  uploadChunkRequestSchema,
+  uploadChunkResponseSchema,
+  uploadCommitResponseSchema,
+  uploadIdRequestSchema,
+} from "./schemas/chunkedUpload.ts";
 import { execRequestSchema, execResponseSchema } from "./schemas/exec.ts";
 import {
   listResponseSchema,
@@ -68,6 +77,11 @@ export const boxOperations = {
   mkdir: op("/v1/files/mkdir", mkdirRequestSchema, pathResponseSchema),
   move: op("/v1/files/move", moveRequestSchema, moveResponseSchema),
   remove: op("/v1/files/remove", removeRequestSchema, pathResponseSchema),
+  // The upload in JSON chunks (schemas/chunkedUpload.ts): what an agent's channel can carry.
+  uploadBegin: op("/v1/files/uploads/begin", uploadBeginRequestSchema, uploadBeginResponseSchema),
+  uploadChunk: op("/v1/files/uploads/chunk", uploadChunkRequestSchema, uploadChunkResponseSchema),
+  uploadCommit: op("/v1/files/uploads/commit", uploadIdRequestSchema, uploadCommitResponseSchema),
+  uploadAbort: op("/v1/files/uploads/abort", uploadIdRequestSchema, uploadAbortResponseSchema),
   gitStatus: op("/v1/git/status", emptyRequestSchema, gitStatusResponseSchema),
   gitDiff: op("/v1/git/diff", gitDiffRequestSchema, gitTextResponseSchema),
   gitLog: op("/v1/git/log", gitLogRequestSchema, gitLogResponseSchema),

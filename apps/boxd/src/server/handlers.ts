@@ -5,6 +5,7 @@ import {
   type OperationResponse,
 } from "@berth/box-protocol";
 import { atomicWrite } from "../fs/atomicWrite.ts";
+import { ChunkedUploads } from "../fs/chunkedUploads.ts";
 import { confinedFolder } from "../fs/confinedFolder.ts";
 import {
   listFolder,
@@ -27,6 +28,7 @@ export type Handlers = {
 /** One handler per JSON operation; the compiler checks every operation has one. */
 export function createHandlers(context: BoxdContext): Handlers {
   const { root, terminals } = context;
+  const uploads = new ChunkedUploads({ root, disk: context.disk });
   /**
    * Work that writes to the workspace outside boxd's own writes (a command, git): the disk watch
    * measures what it wrote, told before the reply, so the caller's next write waits for that.
@@ -60,6 +62,10 @@ export function createHandlers(context: BoxdContext): Handlers {
     move: (request) => moveEntry(root, request),
     // Room made: a write refused for the disk limit is taken again once it is measured.
     remove: (request) => measuredAfter(() => removeEntry(root, request)),
+    uploadBegin: (request) => uploads.begin(request),
+    uploadChunk: (request) => uploads.chunk(request),
+    uploadCommit: (request) => uploads.commit(request),
+    uploadAbort: (request) => uploads.abort(request),
     gitStatus: () => git.gitStatus(context.git),
     gitDiff: (request) => git.gitDiff(context.git, request),
     gitLog: (request) => git.gitLog(context.git, request),
