@@ -104,10 +104,12 @@ describe("files on an enrolled machine", () => {
       arriving(bytes),
     );
     expect(uploaded.status).toBe(200);
-    expect(await uploaded.json()).toMatchObject({
+    expect(await uploaded.json()).toEqual({
       path: "data/blob.bin",
       version: sha256(bytes),
       size: bytes.byteLength,
+      routedTo: { kind: "machine", id: machineId },
+      generation: null,
     });
     expect(sha256(await readFile(join(agent.root, "data/blob.bin")))).toBe(sha256(bytes));
     expect(await tempFilesIn(agent.root)).toEqual([]);
