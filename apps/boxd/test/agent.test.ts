@@ -2,7 +2,12 @@ import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { AgentReply, TerminalEvent, TerminalInfo } from "@berth/box-protocol";
+import type {
+  AgentReply,
+  BoxOperationName,
+  TerminalEvent,
+  TerminalInfo,
+} from "@berth/box-protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentBerthDouble } from "./agentBerthDouble.ts";
 import { startAgent, type AgentProcess } from "./agentProcess.ts";
@@ -141,6 +146,11 @@ describe("boxd.mjs agent, run from a folder outside the checkout", () => {
     expect(expectOk(await berth.request("gitStatus", {}))).toMatchObject({
       branch: { head: "main" },
     });
+
+    // An operation this agent does not know (a newer server's) is refused at once, by id.
+    const unknown = await berth.request("teleport" as BoxOperationName, {});
+    expect(unknown).toMatchObject({ ok: false, error: { code: "unsupported" } });
+    expect(unknown.ok ? "" : unknown.error.message).toContain("fetch the current agent from");
 
     // A manifest runs on boxd's worker thread, started from the copy inside boxd.mjs.
     const manifest = expectOk(await berth.request("manifest", {})) as { revision: string };

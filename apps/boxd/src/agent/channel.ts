@@ -33,8 +33,12 @@ export interface ChannelOptions {
   readonly onConnected: () => void;
   /** A request came down; the reply is posted by the caller (replies run concurrently). */
   readonly onRequest: (request: AgentRequest) => void;
-  /** A `request` event that is not a valid AgentRequest: logged, not answered (no id to trust). */
-  readonly onMalformed: (reason: string) => void;
+  /**
+   * A `request` event that is not a valid AgentRequest: logged; answered under its `id` when it
+   * has one (an operation this agent is too old to know, say), so the server's caller hears why
+   * at once instead of at its call timeout.
+   */
+  readonly onMalformed: (reason: string, id: string | undefined) => void;
   /** A `rotate` event: an admin asked for a new credential (rotate.ts). */
   readonly onRotate: () => void;
   /**
@@ -117,12 +121,16 @@ async function readChannel(
       try {
         data = JSON.parse(event.data);
       } catch {
-        options.onMalformed("request event data is not JSON");
+        options.onMalformed("request event data is not JSON", undefined);
         return;
       }
       const parsed = agentRequestSchema.safeParse(data);
       if (parsed.success) options.onRequest(parsed.data);
-      else options.onMalformed(parsed.error.issues[0]?.message ?? "invalid request");
+      else {
+        const issue = parsed.error.issues[0];
+        const reason = `${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid request"}`;
+        options.onMalformed(reason, requestId(data));
+      }
     },
   });
   try {
@@ -180,4 +188,12 @@ export async function postReply(options: {
   } catch (error) {
     return { outcome: "failed", reason: describeFetchError(error) };
   }
+}
+
+/** The id of a request the agent cannot serve, if it carries a well-formed one. */
+function requestId(data: unknown): string | undefined {
+  const parsed = agentRequestSchema.shape.id.safeParse(
+    typeof data === "object" && data !== null ? (data as { id?: unknown }).id : undefined,
+  );
+  return parsed.success ? parsed.data : undefined;
 }

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { AgentReply, AgentRequest } from "@berth/box-protocol";
+import { AGENT_ROUTES, type AgentReply, type AgentRequest } from "@berth/box-protocol";
 import { pino, type Logger } from "pino";
 import { AGENT_USAGE, parseAgentArgs } from "./agentArgs.ts";
 import { openAgentBox, type AgentBox } from "./agentBox.ts";
@@ -175,7 +175,15 @@ async function serveChannel(session: {
         logger.info({ server, machineId: stored.machineId }, "connected");
       },
       onRequest: serve,
-      onMalformed: (reason) => logger.warn({ reason }, "malformed request ignored"),
+      onMalformed: (reason, id) => {
+        logger.warn(
+          { id, reason },
+          id === undefined ? "malformed request ignored" : "request refused",
+        );
+        if (id === undefined) return;
+        const message = `This agent (boxd ${session.facts.boxdVersion}) cannot serve the request (${reason}): fetch the current agent from ${server}${AGENT_ROUTES.bundle} and restart it.`;
+        void answer({ id, ok: false, error: { code: "unsupported", message } });
+      },
       onRotate: rotate,
       onPing: (id) => void answer({ id, ok: true, result: {} }),
     });
