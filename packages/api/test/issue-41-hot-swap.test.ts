@@ -4,39 +4,22 @@
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveApi, type ServedApi, type TerminalStreamEvent } from "../src/index.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TerminalStreamEvent } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
-import { eventually, startRealAgent, type RealAgent } from "./support/realAgent.ts";
+import { useEnrolledAgent } from "./support/enrolledAgent.ts";
+import { eventually, type RealAgent } from "./support/realAgent.ts";
 import { callerAs } from "./support/testApi.ts";
-import { enrollMachine, seedWorkspace, type SeededWorkspace } from "./support/world.ts";
+import { enrollMachine, type SeededWorkspace } from "./support/world.ts";
 
 const suite = useApiSuite();
+const enrolled = useEnrolledAgent(suite, "alpha");
 let a: SeededWorkspace;
-let served: ServedApi;
 let agent: RealAgent;
 let machineId = "";
 
-beforeAll(async () => {
-  a = await seedWorkspace(suite.api, suite.db, "alpha");
-  served = await serveApi(suite.api);
-  const admin = await callerAs(suite.api, { token: a.adminToken });
-  const { code } = await admin.machines.enroll({ workspaceId: a.workspaceId });
-  agent = await startRealAgent({ server: served.url, code, name: "desk" });
-  await eventually(
-    "the agent's channel",
-    async () => {
-      const machines = await admin.machines.listWorkspace({ workspaceId: a.workspaceId });
-      machineId = machines.find((m) => m.name === "desk")?.id ?? "";
-      return machineId !== "" && suite.api.agentChannels.holds(machineId);
-    },
-    () => agent.output(),
-  );
-}, 60_000);
-
-afterAll(async () => {
-  await agent.stop();
-  await served.close();
+beforeAll(() => {
+  ({ workspace: a, agent, machineId } = enrolled.current);
 });
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {

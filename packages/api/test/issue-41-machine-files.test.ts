@@ -4,48 +4,30 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveApi, type ServedApi } from "../src/index.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { useApiSuite } from "./support/apiSuite.ts";
-import { eventually, startRealAgent, type RealAgent } from "./support/realAgent.ts";
+import { useEnrolledAgent } from "./support/enrolledAgent.ts";
+import type { RealAgent } from "./support/realAgent.ts";
 import { callerAs, publicUrl } from "./support/testApi.ts";
-import { seedWorkspace, type SeededWorkspace } from "./support/world.ts";
+import type { SeededWorkspace } from "./support/world.ts";
 
 const suite = useApiSuite();
+const enrolled = useEnrolledAgent(suite, "machine-files");
 let a: SeededWorkspace;
-let served: ServedApi;
 let agent: RealAgent;
 let machineId = "";
-
 const MiB = 1024 * 1024;
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 beforeAll(async () => {
-  a = await seedWorkspace(suite.api, suite.db, "machine-files");
-  served = await serveApi(suite.api);
+  ({ workspace: a, agent, machineId } = enrolled.current);
   const admin = await callerAs(suite.api, { token: a.adminToken });
-  const { code } = await admin.machines.enroll({ workspaceId: a.workspaceId });
-  agent = await startRealAgent({ server: served.url, code, name: "desk" });
-  await eventually(
-    "the agent's channel",
-    async () => {
-      const machines = await admin.machines.listWorkspace({ workspaceId: a.workspaceId });
-      machineId = machines.find((m) => m.name === "desk")?.id ?? "";
-      return machineId !== "" && suite.api.agentChannels.holds(machineId);
-    },
-    () => agent.output(),
-  );
   await admin.admin.swap({
     workspaceId: a.workspaceId,
     sessionId: a.boxSessionId,
     target: machineId,
     expectedEpoch: 0,
   });
-}, 60_000);
-
-afterAll(async () => {
-  await agent.stop();
-  await served.close();
 });
 
 /** One request to the file routes, in process, as a member of the workspace sends it. */

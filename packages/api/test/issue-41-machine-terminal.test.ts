@@ -2,39 +2,21 @@
 // streams through terminal.output as a box's does — made of long-polling reads down the agent
 // channel — and the stream ends with the shell's exit.
 import { randomInt } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveApi, type ServedApi, type TerminalStreamEvent } from "../src/index.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TerminalStreamEvent } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
-import { eventually, startRealAgent, type RealAgent } from "./support/realAgent.ts";
+import { useEnrolledAgent } from "./support/enrolledAgent.ts";
+import { eventually } from "./support/realAgent.ts";
 import { callerAs } from "./support/testApi.ts";
-import { seedWorkspace, type SeededWorkspace } from "./support/world.ts";
+import type { SeededWorkspace } from "./support/world.ts";
 
 const suite = useApiSuite();
+const enrolled = useEnrolledAgent(suite, "alpha");
 let a: SeededWorkspace;
-let served: ServedApi;
-let agent: RealAgent;
 let machineId = "";
 
-beforeAll(async () => {
-  a = await seedWorkspace(suite.api, suite.db, "alpha");
-  served = await serveApi(suite.api);
-  const admin = await callerAs(suite.api, { token: a.adminToken });
-  const { code } = await admin.machines.enroll({ workspaceId: a.workspaceId });
-  agent = await startRealAgent({ server: served.url, code, name: "desk" });
-  await eventually(
-    "the agent's channel",
-    async () => {
-      const machines = await admin.machines.listWorkspace({ workspaceId: a.workspaceId });
-      machineId = machines.find((m) => m.name === "desk")?.id ?? "";
-      return machineId !== "" && suite.api.agentChannels.holds(machineId);
-    },
-    () => agent.output(),
-  );
-}, 60_000);
-
-afterAll(async () => {
-  await agent.stop();
-  await served.close();
+beforeAll(() => {
+  ({ workspace: a, machineId } = enrolled.current);
 });
 
 describe("a terminal on a machine", () => {
