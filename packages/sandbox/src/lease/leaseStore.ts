@@ -65,6 +65,9 @@ export interface SessionPointer {
   readonly activeEpoch: number;
 }
 
+/** A pointer at an enrolled machine. */
+export type MachinePointer = SessionPointer & { readonly activeSandboxId: string };
+
 /**
  * leaseCall for berth_lease_acquire that also answers the session's pointer, read in the same
  * statement: a box call gets its holder and the route its operation takes in one round trip.
@@ -101,36 +104,43 @@ const ACQUIRE_ADMIT = preparedOnce(`
     FROM berth_lease_acquire_admit($1::uuid, $2::uuid, $3, $4, $5::text, $6::int, $7::int,
       $8::int, $9::timestamptz, $10)`);
 
-/**
- * berth_lease_acquire_admit: berth_lease_acquire's arguments and a write's operation name, and
- * when the holder attaches to a warm lease routed to its group box, the write's admission too —
- * a box call's holder, route and admission in one round trip.
- */
-export async function acquireAndAdmitCall(
-  db: DbClientOrTx,
-  args: readonly [
-    workspaceId: string,
-    sessionId: string,
-    kind: string,
-    holderId: string,
-    profile: string | null,
-    leaseTtlMs: number,
-    warmingTtlMs: number,
-    expectedEpoch: number | null,
-    now: Date,
-    operation: string,
-  ],
-): Promise<{ row: TransitionRow; pointer: SessionPointer | null; admission: StatementAdmission }> {
-  const rows = await queryRows<
-    RawTransitionRow & {
-      active_sandbox_id: string | null;
-      active_epoch: number | null;
-      admit_outcome: string | null;
-      admit_reason: string | null;
-      admission_id: string | null;
-      generation: number | null;
-    }
-  >(db, ACQUIRE_ADMIT, [...args]);
+const CALL_ACQUIRE = preparedOnce(`
+  SELECT outcome, reason, lease, active_sandbox_id, active_epoch, admit_outcome, admit_reason,
+         admission_id, generation
+    FROM berth_call_acquire($1::uuid, $2::uuid, $3, $4, $5::text, $6::int, $7::int,
+      $8::int, $9::timestamptz, $10)`);
+
+/** berth_lease_acquire's arguments, then a write's operation name (null: a read). */
+type AcquireArgs<TOperation> = readonly [
+  workspaceId: string,
+  sessionId: string,
+  kind: string,
+  holderId: string,
+  profile: string | null,
+  leaseTtlMs: number,
+  warmingTtlMs: number,
+  expectedEpoch: number | null,
+  now: Date,
+  operation: TOperation,
+];
+
+type AcquireRow = RawTransitionRow & {
+  active_sandbox_id: string | null;
+  active_epoch: number | null;
+  admit_outcome: string | null;
+  admit_reason: string | null;
+  admission_id: string | null;
+  generation: number | null;
+};
+
+/** A holder, the pointer as read after it was taken, and a write's admission if one was made. */
+export interface StatementAcquired {
+  readonly row: TransitionRow;
+  readonly pointer: SessionPointer | null;
+  readonly admission: StatementAdmission;
+}
+
+function acquiredOf(rows: readonly AcquireRow[]): StatementAcquired {
   const [raw] = rows;
   const row = singleRow(rows.map(transitionRow));
   const admission =
@@ -138,6 +148,38 @@ export async function acquireAndAdmitCall(
       ? null
       : admissionOutcome({ ...raw, outcome: raw.admit_outcome, reason: raw.admit_reason });
   return { row, pointer: pointerOf(raw), admission };
+}
+
+/**
+ * berth_lease_acquire_admit: berth_lease_acquire's arguments and a write's operation name, and
+ * when the holder attaches to a warm lease routed to its group box, the write's admission too —
+ * a box call's holder, route and admission in one round trip.
+ */
+export async function acquireAndAdmitCall(
+  db: DbClientOrTx,
+  args: AcquireArgs<string>,
+): Promise<StatementAcquired> {
+  return acquiredOf(await queryRows<AcquireRow>(db, ACQUIRE_ADMIT, [...args]));
+}
+
+/**
+ * berth_call_acquire: a box call's acquire, which follows the session's pointer. Routed to an
+ * enrolled machine it takes nothing and answers the pointer (`routed`); otherwise as
+ * acquireAndAdmitCall (a write) or an acquire with the pointer (a read, operation null).
+ */
+export async function callAcquireCall(
+  db: DbClientOrTx,
+  args: AcquireArgs<string | null>,
+): Promise<{ readonly routed: MachinePointer } | StatementAcquired> {
+  const rows = await queryRows<AcquireRow>(db, CALL_ACQUIRE, [...args]);
+  const [raw] = rows;
+  if (raw?.outcome === "routed") {
+    const machine = raw.active_sandbox_id;
+    if (machine === null || raw.active_epoch === null)
+      throw new Error("berth_call_acquire answered routed without a machine");
+    return { routed: { activeSandboxId: machine, activeEpoch: raw.active_epoch } };
+  }
+  return acquiredOf(rows);
 }
 
 /**

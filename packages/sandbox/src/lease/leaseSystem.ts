@@ -20,7 +20,9 @@ import {
 import {
   acquireAndAdmitCall,
   acquireCallWithPointer,
+  callAcquireCall,
   leaseCall,
+  type MachinePointer,
   type SessionPointer,
   type StatementAdmission,
   type TransitionRow,
@@ -46,6 +48,23 @@ export type AcquireInput = z.input<typeof acquireSchema>;
 
 /** An acquire for a write, with the write's operation name for its admission. */
 const acquireAdmitSchema = acquireSchema.extend({ operation: operationSchema });
+
+/** A box call's acquire: a write names its operation, a read passes null. */
+const callAcquireSchema = acquireSchema.extend({ operation: operationSchema.nullable() });
+
+/**
+ * What a box call's acquire found: the session routed to an enrolled machine (nothing taken), or
+ * the holder's outcome on the group lease, with the pointer and a write's admission as
+ * acquireAndAdmit answers them.
+ */
+export type CallAcquire =
+  | { readonly kind: "routed"; readonly pointer: MachinePointer }
+  | {
+      readonly kind: "acquired";
+      readonly acquired: AcquireOutcome;
+      readonly pointer: SessionPointer | null;
+      readonly admission: StatementAdmission;
+    };
 
 const holderRefSchema = z.object({
   workspaceId: idSchema,
@@ -134,6 +153,33 @@ export class LeaseSystem {
       args.operation,
     ]);
     return { acquired: acquireOutcome(row, args), pointer, admission };
+  }
+
+  /**
+   * A box call's acquire (hot-swap): the session's pointer decides first, in the same statement.
+   * On an enrolled machine it takes no holder of the group lease and so never wakes the group
+   * box; on the group box it is acquireAndAdmit (`operation` a write's name) or acquireWithPointer
+   * (`operation` null, a read).
+   */
+  async acquireForCall(input: AcquireInput, operation: string | null): Promise<CallAcquire> {
+    const args = parseInput(callAcquireSchema, { ...input, operation });
+    const { config, clock } = this.#resources;
+    const now = await clock.now();
+    const found = await callAcquireCall(this.#resources.db, [
+      args.workspaceId,
+      args.sessionId,
+      args.kind,
+      args.holderId,
+      args.profile,
+      config.leaseTtlMs,
+      config.warmingTimeoutMs,
+      args.expectedEpoch,
+      now,
+      args.operation,
+    ]);
+    if ("routed" in found) return { kind: "routed", pointer: found.routed };
+    const { row, pointer, admission } = found;
+    return { kind: "acquired", acquired: acquireOutcome(row, args), pointer, admission };
   }
 
   /** Epoch-fenced: a stale epoch changes nothing and answers `alive: false`. */

@@ -5,7 +5,6 @@ import type { ArchiveStoreStatus } from "../archives/archiveStore.ts";
 import type { WorkspaceArchiver } from "../archives/workspaceArchiver.ts";
 import { isBlocked } from "../lease/blocking.ts";
 import type { AcquireOutcome } from "../lease/errors.ts";
-import type { StatementAdmission } from "../lease/leaseStore.ts";
 import { LeaseSystem } from "../lease/leaseSystem.ts";
 import { ProcessHolders } from "../lease/processHolders.ts";
 import type { LeaseResources } from "../lease/resources.ts";
@@ -13,7 +12,7 @@ import type { LeaseSnapshot } from "../lease/snapshot.ts";
 import { WarmingSystem } from "../lease/warmingSystem.ts";
 import { backendDrainPort } from "../reaper/backendDrainPort.ts";
 import { captureUnavailableDrainPort } from "../reaper/drainPort.ts";
-import { RouteStep, type Route } from "../routing/routeStep.ts";
+import { RouteStep } from "../routing/routeStep.ts";
 import type { BackendKind, BackendRegistry } from "../spawner/backendRegistry.ts";
 import { BackendError } from "../spawner/backend.ts";
 import { SpawnError } from "../spawner/spawnError.ts";
@@ -24,6 +23,7 @@ import { LeaseChangeWaits } from "./leaseChangeWaits.ts";
 import type { LeaseWakeups } from "./leaseWakeups.ts";
 import type { MachineClients } from "./machineBox.ts";
 import { holdProcess } from "./processHold.ts";
+import { acquireForCall, type WarmLease } from "./callAcquire.ts";
 import { blockedAnswer, lostAnswer, spawnAnswer } from "./recoveryAnswers.ts";
 import { isRouteMoved, READ_ROUTE_ATTEMPTS, runOnMachine } from "./sessionRoute.ts";
 import { settleWithRetry } from "./settleWithRetry.ts";
@@ -126,8 +126,9 @@ export class BoxAccess {
   }
 
   /**
-   * Runs `body` where the session's pointer says (read for this very call): on a machine, with
-   * no group holder and without waking the group box; else on the group box. A read that meets
+   * Runs `body` where the session's pointer says (read for this very call, by the statement that
+   * acquires its holder): on a machine, with no group holder and without waking the group box;
+   * else on the group box. A read that meets
    * a pointer moving under it runs again on the new target (at most READ_ROUTE_ATTEMPTS times);
    * a write never does: refused before it reached any target it answers `fenced` (retryable),
    * and once it ran its handle says where it landed.
@@ -135,16 +136,7 @@ export class BoxAccess {
   async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        if (call.route !== "group") {
-          const pointer = await this.#route.read(call.workspaceId, call.sessionId);
-          if (pointer.activeSandboxId !== null)
-            return await runOnMachine(
-              { route: this.#route, machines: this.#machines },
-              { call, pointer, machineId: pointer.activeSandboxId },
-              body,
-            );
-        }
-        return await this.#onGroup(call, body);
+        return await this.#onTarget(call, body);
       } catch (error) {
         if (call.operation.writes || attempt >= READ_ROUTE_ATTEMPTS || !isRouteMoved(error))
           throw error;
@@ -152,11 +144,19 @@ export class BoxAccess {
     }
   }
 
-  async #onGroup<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
+  async #onTarget<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
     const holder = { kind: "direct" as const, id: `direct:${call.requestId}` };
     // The pointer for this operation is read by the statement that acquires the holder: a round
     // trip saved. A pointer that moves meanwhile is still caught: a write's admission checks it.
     const warm = await this.#warmLease(call, holder.id);
+    if (warm.kind === "routed") {
+      const { pointer } = warm;
+      return runOnMachine(
+        { route: this.#route, machines: this.#machines },
+        { call, pointer, machineId: pointer.activeSandboxId },
+        body,
+      );
+    }
     let lease = warm.lease;
     const seen = lease;
     const route = warm.pointer ?? undefined;
@@ -314,11 +314,10 @@ export class BoxAccess {
    * the session's pointer as the last acquire read it. A write attaching to a warm box is
    * admitted by that same statement (`admission`); after a spawn, the routing step admits it.
    */
-  async #warmLease(
-    call: BoxCall,
-    holderId: string,
-  ): Promise<{ lease: LeaseSnapshot; pointer: Route | null; admission: StatementAdmission }> {
+  async #warmLease(call: BoxCall, holderId: string): Promise<WarmLease> {
     const deadline = Date.now() + this.#resources.config.warmingTimeoutMs;
+    // The lease an earlier round took the holder on, while it waited for the box.
+    let waited: LeaseSnapshot | null = null;
     for (;;) {
       const holder = {
         workspaceId: call.workspaceId,
@@ -326,12 +325,17 @@ export class BoxAccess {
         kind: "direct" as const,
         holderId,
       };
-      const { acquired, pointer, admission } = call.operation.writes
-        ? await this.#leases.acquireAndAdmit(holder, call.operation.name)
-        : { ...(await this.#leases.acquireWithPointer(holder)), admission: null };
+      const found = await acquireForCall(this.#leases, call, holder);
+      if (found.kind === "routed") {
+        // Swapped to a machine while this call waited for the group box: its holder goes.
+        if (waited !== null) await this.#releaseQuietly(waited, holderId);
+        return found;
+      }
+      const { acquired, pointer, admission } = found;
       switch (acquired.role) {
         case "spawner":
           return {
+            kind: "warm",
             lease: await this.#establish(acquired.lease, holderId),
             pointer,
             admission: null,
@@ -339,7 +343,7 @@ export class BoxAccess {
         case "attached":
         case "rearmed":
           if (acquired.lease.liveness === "warm" && acquired.lease.instanceId !== null)
-            return { lease: acquired.lease, pointer, admission };
+            return { kind: "warm", lease: acquired.lease, pointer, admission };
           break;
         case "fenced":
           break;
@@ -359,6 +363,7 @@ export class BoxAccess {
           epoch: acquired.lease.epoch,
         });
       }
+      waited = acquired.lease;
       await this.#waits.until(acquired.lease, deadline);
     }
   }
