@@ -7,8 +7,7 @@ import { LoadingRows } from "./loadingRows.tsx";
 /**
  * A list query as a table: skeleton rows while it runs, its failure, then a row per item, or
  * the `empty` panel when there are none (without one, an empty list is a table with no rows).
- * A column given as `false` is left out; `row` renders one `<TableRow>` with its key, or `body`
- * the whole body at once (rows as markup: MarkupBody).
+ * A column given as `false` is left out; `row` renders one `<TableRow>` with its key.
  */
 export function QueryTable<T>({
   query,
@@ -18,7 +17,6 @@ export function QueryTable<T>({
   caption,
   columns,
   row,
-  body,
 }: {
   query: { isPending: boolean; error: unknown; data: readonly T[] | undefined };
   loading: string;
@@ -26,10 +24,8 @@ export function QueryTable<T>({
   empty?: Empty;
   caption?: string;
   columns: readonly (string | false)[];
-} & (
-  | { row: (item: T) => ReactNode; body?: never }
-  | { body: (items: readonly T[]) => ReactNode; row?: never }
-)) {
+  row: (item: T) => ReactNode;
+}) {
   const items = query.data;
   const shown = columns.filter((column) => column !== false);
   return (
@@ -51,11 +47,7 @@ export function QueryTable<T>({
               ))}
             </TableRow>
           </TableHeader>
-          {body === undefined ? (
-            <TableBody>{items.map((item) => row(item))}</TableBody>
-          ) : (
-            body(items)
-          )}
+          <TableBody>{items.map((item) => row(item))}</TableBody>
         </Table>
       )}
     </>

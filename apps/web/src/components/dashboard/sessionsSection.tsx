@@ -4,8 +4,8 @@ import { ErrorAlert } from "../errorAlert.tsx";
 import { Section } from "../section.tsx";
 import { boxStates } from "../stateVariant.ts";
 import { NewSessionForm } from "./newSessionForm.tsx";
-import { SessionFilter } from "./sessionFilter.tsx";
-import { SessionsTable, type SessionRow } from "./sessionsTable.tsx";
+import { overviewRow } from "./overviewRow.ts";
+import { SessionsOverview } from "./sessionsOverview.tsx";
 import { StateCounts } from "./stateCounts.tsx";
 
 /**
@@ -21,16 +21,13 @@ export async function SessionsSection({ workspaceId }: { workspaceId: string }) 
   ]).then(
     ([sessions, machines]) => {
       const boxOf = new Map(machines.map((machine) => [machine.sessionId, machine]));
-      return sessions.map((session): SessionRow => ({ session, box: boxOf.get(session.id) }));
+      return sessions.map((session) => overviewRow({ session, box: boxOf.get(session.id) }));
     },
     (error: unknown) => ({ error }),
   );
   const rows = Array.isArray(loaded) ? loaded : [];
   const counts = new Map<string, number>(boxStates.map((state) => [state, 0]));
-  for (const { box } of rows) {
-    const state = box?.state ?? "cold";
-    counts.set(state, (counts.get(state) ?? 0) + 1);
-  }
+  for (const { state } of rows) counts.set(state, (counts.get(state) ?? 0) + 1);
 
   return (
     <Section
@@ -38,28 +35,24 @@ export async function SessionsSection({ workspaceId }: { workspaceId: string }) 
       description="Each session has one box: cold until first used, warm while in use."
       action={<StateCounts counts={counts} />}
     >
-      <SessionFilter total={rows.length} />
-      {"error" in loaded ? (
-        <ErrorAlert
-          error={loaded.error}
-          prefix="Could not load sessions; reload the page to try again"
-        />
-      ) : rows.length === 0 ? (
-        <EmptyState
-          title="No sessions yet."
-          next={
-            <>
-              Create one with the form below, with <code>berth sessions create</code>, or through
-              the API. Its box starts on first use.
-            </>
-          }
-        />
-      ) : (
-        // No Suspense boundary of its own: React streams a boundary this large apart, hidden,
-        // and reveals it only on a later frame (throttled), so the rows would show late. Its
-        // rows are one innerHTML, which hydration does not walk.
-        <SessionsTable rows={rows} workspaceId={workspaceId} />
-      )}
+      <SessionsOverview rows={rows} workspaceId={workspaceId}>
+        {"error" in loaded ? (
+          <ErrorAlert
+            error={loaded.error}
+            prefix="Could not load sessions; reload the page to try again"
+          />
+        ) : (
+          <EmptyState
+            title="No sessions yet."
+            next={
+              <>
+                Create one with the form below, with <code>berth sessions create</code>, or through
+                the API. Its box starts on first use.
+              </>
+            }
+          />
+        )}
+      </SessionsOverview>
       <NewSessionForm workspaceId={workspaceId} />
     </Section>
   );

@@ -1,47 +1,19 @@
-import "server-only";
-import type { AppRouter } from "@berth/api";
-import { Table, TableHead, TableHeader, TableRow } from "@berth/ui/table";
-import type { inferRouterOutputs } from "@trpc/server";
-import { formatTime } from "../../lib/formatTime.ts";
-import { SessionRowsBody } from "./sessionRowsBody.tsx";
-import type { OverviewRow } from "./sessionRowsMarkup.ts";
-
-type Outputs = inferRouterOutputs<AppRouter>;
-export interface SessionRow {
-  readonly session: Outputs["sessions"]["list"][number];
-  readonly box: Outputs["machines"]["list"][number] | undefined;
-}
+import { Table, TableBody, TableHead, TableHeader, TableRow } from "@berth/ui/table";
+import { memo } from "react";
+import type { OverviewRow } from "./overviewRow.ts";
+import { SessionRow } from "./sessionRow.tsx";
 
 const columns = ["Title", "State", "Generations", "Archive", "Backend", "Created"] as const;
 
-/** A session and its box as the overview shows them, in the compact form sent to the browser. */
-function overviewRow({ session, box }: SessionRow): OverviewRow {
-  return [
-    session.id,
-    session.title,
-    box?.state ?? "cold",
-    box === undefined
-      ? "—"
-      : `${String(box.workspaceGeneration)} / ${box.archiveGeneration === null ? "—" : String(box.archiveGeneration)}`,
-    box === undefined ? null : box.archiveComplete ? "complete" : "behind",
-    session.backend,
-    formatTime(session.createdAt),
-  ];
-}
-
 /**
- * The sessions as rows of markup (SessionRowsBody): the browser parses and lays them out and
- * React never builds or hydrates them. A thousand rows as React elements cost the page its
- * payload twice over (the HTML, then the element tree to hydrate) and seconds of hydration
- * before the filter answers a key; as markup they cost the HTML and a short tuple each. The
- * rows are static (the overview is not live; a new session renders the page again), and each
- * carries what the filter matches on (lower-cased title, id, state) for its style rule.
+ * The sessions shown by the filter. Memoized on `rows`: while a keystroke's filter is deferred,
+ * the urgent render (the field's new text) passes the same rows and skips the table.
  */
-export function SessionsTable({
+export const SessionsTable = memo(function SessionsTable({
   rows,
   workspaceId,
 }: {
-  rows: readonly SessionRow[];
+  rows: readonly OverviewRow[];
   workspaceId: string;
 }) {
   return (
@@ -60,7 +32,11 @@ export function SessionsTable({
           ))}
         </TableRow>
       </TableHeader>
-      <SessionRowsBody rows={rows.map(overviewRow)} workspaceId={workspaceId} />
+      <TableBody>
+        {rows.map((row) => (
+          <SessionRow key={row.id} row={row} workspaceId={workspaceId} />
+        ))}
+      </TableBody>
     </Table>
   );
-}
+});
