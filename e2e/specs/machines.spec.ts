@@ -163,6 +163,19 @@ test("an admin swaps a session onto an enrolled machine from its page and back: 
   await expect(group.getByTestId("machine-active")).toHaveText("yes", { timeout: 60_000 });
   await expect(desk.getByTestId("machine-active")).toHaveText("no");
   await expect(desk.getByRole("button", { name: "Swap the session to e2e-desk" })).toBeVisible();
+
+  // Revoked, so the specs after this one see no machine of this test beside their sessions.
+  const desks = (await call(page, {
+    path: "machines.listWorkspace",
+    input: { workspaceId },
+    kind: "query",
+  })) as { id: string; name: string }[];
+  const deskId = desks.find((row) => row.name === "e2e-desk")?.id ?? "";
+  await call(page, {
+    path: "machines.revoke",
+    input: { workspaceId, machineId: deskId },
+    kind: "mutation",
+  });
 });
 
 test("a member sees the workspace's machines but none of the admin's actions", async ({

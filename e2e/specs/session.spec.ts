@@ -87,8 +87,9 @@ test("the overview counts sessions by state and filters them, the filter kept in
   await sessions.getByLabel("Title").fill("Idle session");
   await sessions.getByRole("button", { name: "New session" }).click();
   await expect(sessions.getByRole("link", { name: "Idle session" })).toBeVisible();
-  // The previous test's box is live (warm, or draining once its page's viewer left).
-  await expect(sessions.getByTestId("state-counts")).toContainText(/warm 1|draining 1/);
+  // The previous test's box is live (warm, or draining once its page's viewer left); other
+  // specs' boxes may be too (the run shares one database).
+  await expect(sessions.getByTestId("state-counts")).toContainText(/warm [1-9]|draining [1-9]/);
   const filter = page.getByRole("search", { name: "Filter sessions" });
   await filter.getByLabel("Search").fill("live");
   await expect(page).toHaveURL(/[?&]q=live/);
