@@ -41,7 +41,7 @@ describe("archives on demand, with live progress", () => {
       onData: (item) => {
         if (!("kind" in item)) return;
         if (item.kind === "transfer") transfers.push(item);
-        else generations.push(item);
+        if (item.kind === "generations") generations.push(item);
       },
     });
     await until(() => generations.length > 0, "the event stream");
