@@ -155,13 +155,6 @@ export class LeaseEventFeed implements LeaseWakeups {
       let shownTransfer: ArchiveTransfer | null = null;
       let shownRoute: SessionRoute | null = null;
       while (!signal.aborted && !this.#closed) {
-        if (sessionId !== undefined) {
-          const route = await readSessionRoute(this.#db, { workspaceId, sessionId });
-          if (route !== null && route.activeEpoch !== shownRoute?.activeEpoch) {
-            shownRoute = route;
-            yield { kind: "route", sessionId, ...route };
-          }
-        }
         const read = await this.#read({ workspaceId, sandboxGroupId, cursor, watch });
         if (!counted) {
           counted = true;
@@ -181,10 +174,18 @@ export class LeaseEventFeed implements LeaseWakeups {
             shownTransfer = read.transfer;
             yield { kind: "transfer", leaseId: read.leaseId, ...shownTransfer };
           }
-          if (read.events.length === PAGE) continue;
         } else if (cursor === null) {
           cursor = 0n;
         }
+        // After the lease's read: a first item means the live tail has begun, whatever it is.
+        if (sessionId !== undefined) {
+          const route = await readSessionRoute(this.#db, { workspaceId, sessionId });
+          if (route !== null && route.activeEpoch !== shownRoute?.activeEpoch) {
+            shownRoute = route;
+            yield { kind: "route", sessionId, ...route };
+          }
+        }
+        if (read !== null && read.events.length === PAGE) continue;
         await watch.next(signal, this.#waitLimitMs(mode));
       }
     } finally {
