@@ -19,7 +19,8 @@ export const SessionRow = memo(function SessionRow({
   return (
     <TableRow data-session-row="">
       <TableCell>
-        <Link href={`/sessions/${row.id}?workspace=${workspaceId}`}>
+        {/* Not prefetched: a thousand rows would each watch the viewport and fetch as it scrolls. */}
+        <Link href={`/sessions/${row.id}?workspace=${workspaceId}`} prefetch={false}>
           {row.title === "" ? "Untitled session" : row.title}
         </Link>
       </TableCell>
