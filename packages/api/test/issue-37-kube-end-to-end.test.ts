@@ -10,14 +10,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  backendDrainPort,
-  backendsFromEnv,
-  archiveStoreFromEnv,
-  leaseConfigFromEnv,
-  ReaperSystem,
-  WorkspaceArchiver,
-} from "@berth/sandbox";
+import type { ReaperSystem } from "@berth/sandbox";
 import {
   BOXD_TEST_IMAGE,
   kubeBoxWorld,
@@ -28,9 +21,9 @@ import {
   type KubeBoxWorld,
 } from "@berth/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiEnvSchema } from "../src/index.ts";
 import { codeOf, useApiSuite } from "./support/apiSuite.ts";
-import { callerAs, testSecret } from "./support/testApi.ts";
+import { callerAs } from "./support/testApi.ts";
+import { workerReaper as buildWorkerReaper } from "./support/workerReaper.ts";
 import { createPerson } from "./support/world.ts";
 
 const clock = new ManualClock(new Date());
@@ -74,27 +67,7 @@ beforeAll(async () => {
 
 /** The reaper as the worker builds it from the same env, over the API's database and clock. */
 function workerReaper(): ReaperSystem {
-  const env = apiEnvSchema.parse({
-    DATABASE_URL: suite.databaseUrl,
-    BERTH_SECRET: testSecret,
-    BERTH_PUBLIC_URL: "http://127.0.0.1:3000",
-    BERTH_DATA_DIR: suite.dataDir,
-    ...kubeEnv(),
-  });
-  const resources = { db: suite.db, clock, config: leaseConfigFromEnv(env) };
-  const installationId = () =>
-    suite.db.installation.findFirstOrThrow().then((installation) => installation.id);
-  const { registry: backends } = backendsFromEnv({
-    env,
-    local: { dataDir: suite.dataDir, secret: testSecret, isolation: "auto", installationId },
-    kubernetes: { secret: testSecret, installationId },
-  });
-  const archiver = new WorkspaceArchiver({
-    resources,
-    backends,
-    store: archiveStoreFromEnv(env, suite.db),
-  });
-  return new ReaperSystem({ resources, drainPort: backendDrainPort({ backends, archiver }) });
+  return buildWorkerReaper(suite, { clock, env: kubeEnv() });
 }
 
 async function leaseOf(sessionId: string) {

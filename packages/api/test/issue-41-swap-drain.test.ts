@@ -2,47 +2,15 @@
 // routed to the machine take no holder of it, never re-arm its idle grace, and never wake it once
 // the worker's reaper has drained it. The reaper runs as the worker builds it, on a clock of its
 // own set past the grace; the API keeps real time, so the agent stays online throughout.
-import {
-  archiveStoreFromEnv,
-  backendDrainPort,
-  backendsFromEnv,
-  leaseConfigFromEnv,
-  ReaperSystem,
-  WorkspaceArchiver,
-} from "@berth/sandbox";
 import { ManualClock } from "@berth/sandbox/testing";
 import { describe, expect, it } from "vitest";
-import { apiEnvSchema } from "../src/index.ts";
 import { useApiSuite } from "./support/apiSuite.ts";
 import { useEnrolledAgent } from "./support/enrolledAgent.ts";
-import { callerAs, testSecret } from "./support/testApi.ts";
+import { callerAs } from "./support/testApi.ts";
+import { workerReaper } from "./support/workerReaper.ts";
 
 const suite = useApiSuite();
 const enrolled = useEnrolledAgent(suite, "drain");
-
-/** The worker's reaper over the API's database, its clock `at` (the suite's own stays real). */
-function workerReaper(at: Date): ReaperSystem {
-  const env = apiEnvSchema.parse({
-    DATABASE_URL: suite.databaseUrl,
-    BERTH_SECRET: testSecret,
-    BERTH_PUBLIC_URL: "http://127.0.0.1:3000",
-    BERTH_DATA_DIR: suite.dataDir,
-  });
-  const resources = { db: suite.db, clock: new ManualClock(at), config: leaseConfigFromEnv(env) };
-  const installationId = () =>
-    suite.db.installation.findFirstOrThrow().then((installation) => installation.id);
-  const { registry: backends } = backendsFromEnv({
-    env,
-    local: { dataDir: suite.dataDir, secret: testSecret, isolation: "auto", installationId },
-    kubernetes: { secret: testSecret, installationId },
-  });
-  const archiver = new WorkspaceArchiver({
-    resources,
-    backends,
-    store: archiveStoreFromEnv(env, suite.db),
-  });
-  return new ReaperSystem({ resources, drainPort: backendDrainPort({ backends, archiver }) });
-}
 
 describe("the group box while the session is on a machine", () => {
   it("drains without being woken by the calls routed to the machine", async () => {
@@ -90,7 +58,10 @@ describe("the group box while the session is on a machine", () => {
     });
 
     // Past the grace, the worker drains it; the calls that follow leave it cold.
-    const reaper = workerReaper(new Date(idle.expiresAt.getTime() + 1));
+    // The worker's reaper on a clock of its own, past the grace (the suite's own stays real).
+    const reaper = workerReaper(suite, {
+      clock: new ManualClock(new Date(idle.expiresAt.getTime() + 1)),
+    });
     const swept = await reaper.sweepOnce();
     expect(swept.drains).toEqual([{ leaseId: idle.id, result: "cold" }]);
     await calls(2);

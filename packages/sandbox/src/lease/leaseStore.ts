@@ -111,7 +111,7 @@ const CALL_ACQUIRE = preparedOnce(`
       $8::int, $9::timestamptz, $10)`);
 
 /** berth_lease_acquire's arguments, then a write's operation name (null: a read). */
-type AcquireArgs<TOperation> = readonly [
+export type AcquireArgs<TOperation> = readonly [
   workspaceId: string,
   sessionId: string,
   kind: string,

@@ -22,6 +22,7 @@ import {
   acquireCallWithPointer,
   callAcquireCall,
   leaseCall,
+  type AcquireArgs,
   type MachinePointer,
   type SessionPointer,
   type StatementAdmission,
@@ -138,20 +139,10 @@ export class LeaseSystem {
     admission: StatementAdmission;
   }> {
     const args = parseInput(acquireAdmitSchema, { ...input, operation });
-    const { config, clock } = this.#resources;
-    const now = await clock.now();
-    const { row, pointer, admission } = await acquireAndAdmitCall(this.#resources.db, [
-      args.workspaceId,
-      args.sessionId,
-      args.kind,
-      args.holderId,
-      args.profile,
-      config.leaseTtlMs,
-      config.warmingTimeoutMs,
-      args.expectedEpoch,
-      now,
-      args.operation,
-    ]);
+    const { row, pointer, admission } = await acquireAndAdmitCall(
+      this.#resources.db,
+      await this.#acquireArgs(args),
+    );
     return { acquired: acquireOutcome(row, args), pointer, admission };
   }
 
@@ -163,9 +154,18 @@ export class LeaseSystem {
    */
   async acquireForCall(input: AcquireInput, operation: string | null): Promise<CallAcquire> {
     const args = parseInput(callAcquireSchema, { ...input, operation });
+    const found = await callAcquireCall(this.#resources.db, await this.#acquireArgs(args));
+    if ("routed" in found) return { kind: "routed", pointer: found.routed };
+    const { row, pointer, admission } = found;
+    return { kind: "acquired", acquired: acquireOutcome(row, args), pointer, admission };
+  }
+
+  /** An acquire statement's arguments, in its parameters' order, at the clock's now. */
+  async #acquireArgs<TOperation extends string | null>(
+    args: z.output<typeof acquireSchema> & { operation: TOperation },
+  ): Promise<AcquireArgs<TOperation>> {
     const { config, clock } = this.#resources;
-    const now = await clock.now();
-    const found = await callAcquireCall(this.#resources.db, [
+    return [
       args.workspaceId,
       args.sessionId,
       args.kind,
@@ -174,12 +174,9 @@ export class LeaseSystem {
       config.leaseTtlMs,
       config.warmingTimeoutMs,
       args.expectedEpoch,
-      now,
+      await clock.now(),
       args.operation,
-    ]);
-    if ("routed" in found) return { kind: "routed", pointer: found.routed };
-    const { row, pointer, admission } = found;
-    return { kind: "acquired", acquired: acquireOutcome(row, args), pointer, admission };
+    ];
   }
 
   /** Epoch-fenced: a stale epoch changes nothing and answers `alive: false`. */

@@ -11,12 +11,12 @@ import {
   readEnrolledMachines,
   machineBoxClient,
   machineCredentialHash,
-  newMachineCredential,
   requestCredentialRotation,
   type AgentEvent,
   type ConnectingMachine,
 } from "../machines/index.ts";
 import { ManualClock } from "../testing/manualClock.ts";
+import { seedMachine } from "./machineFixture.ts";
 
 const database = useTestDatabase();
 const FACTS = { os: "linux", arch: "x64", hasDisplay: false, boxdVersion: "0.1.0" };
@@ -25,20 +25,6 @@ const opened: AgentChannels[] = [];
 afterEach(async () => {
   for (const channels of opened.splice(0)) await channels.close();
 });
-
-/** A workspace with one enrolled machine and its credential, as enrollment leaves them. */
-async function seedMachine(db: DbClient): Promise<ConnectingMachine & { credential: string }> {
-  const workspace = await db.workspace.create({
-    data: { slug: `ws-${crypto.randomUUID()}`, name: "Workspace" },
-  });
-  const machine = await db.machine.create({
-    data: { workspaceId: workspace.id, name: "laptop", os: "", arch: "" },
-  });
-  const credential = newMachineCredential();
-  const credentialHash = machineCredentialHash(credential);
-  await db.machineCredential.create({ data: { machineId: machine.id, credentialHash } });
-  return { machineId: machine.id, workspaceId: workspace.id, credentialHash, credential };
-}
 
 function channelsOn(
   db: DbClient,

@@ -8,21 +8,19 @@ import {
   type BoxErrorCode,
   type TerminalEvent,
 } from "@berth/box-protocol";
-import type { DbClient } from "@berth/db";
 import { useTestDatabase } from "@berth/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AgentChannels,
   DEFAULT_AGENT_CALL_TIMEOUT_MS,
   machineBoxClient,
-  machineCredentialHash,
-  newMachineCredential,
   type AgentEvent,
   type ConnectingMachine,
 } from "../machines/index.ts";
 import { machineBox } from "../services/machineBox.ts";
 import { MACHINE_TERMINAL_WAIT_MS } from "../services/machineTerminalAttach.ts";
 import { ManualClock } from "../testing/manualClock.ts";
+import { seedMachine } from "./machineFixture.ts";
 
 const database = useTestDatabase();
 const FACTS = { os: "linux", arch: "x64", hasDisplay: false, boxdVersion: "0.1.0" };
@@ -31,18 +29,6 @@ const opened: AgentChannels[] = [];
 afterEach(async () => {
   for (const channels of opened.splice(0)) await channels.close();
 });
-
-async function seedMachine(db: DbClient): Promise<ConnectingMachine> {
-  const workspace = await db.workspace.create({
-    data: { slug: `ws-${crypto.randomUUID()}`, name: "Workspace" },
-  });
-  const machine = await db.machine.create({
-    data: { workspaceId: workspace.id, name: "laptop", os: "", arch: "" },
-  });
-  const credentialHash = machineCredentialHash(newMachineCredential());
-  await db.machineCredential.create({ data: { machineId: machine.id, credentialHash } });
-  return { machineId: machine.id, workspaceId: workspace.id, credentialHash };
-}
 
 /** The agent's end of a channel: each request as it comes down, answered by the test. */
 class ScriptedAgent {
