@@ -96,7 +96,13 @@ describe("berth machines (enrolled)", () => {
     const home = await world.berth(["swap", session, "group", "--json"]);
     expect(home.code, home.stderr).toBe(0);
     expect(home.json()).toEqual({
-      swap: { sessionId: session, activeSandboxId: null, activeEpoch: 1, from: null },
+      swap: {
+        sessionId: session,
+        activeSandboxId: null,
+        activeEpoch: 1,
+        from: null,
+        terminals: { ended: 0, leftOpen: 0 },
+      },
     });
   });
 });

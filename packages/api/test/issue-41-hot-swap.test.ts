@@ -41,7 +41,12 @@ describe("hot-swap", () => {
     const scope = { workspaceId: a.workspaceId, sessionId: a.boxSessionId };
 
     const toMachine = await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 0 });
-    expect(toMachine).toEqual({ activeSandboxId: machineId, activeEpoch: 1, from: null });
+    expect(toMachine).toEqual({
+      activeSandboxId: machineId,
+      activeEpoch: 1,
+      from: null,
+      terminals: { ended: 0, leftOpen: 0 },
+    });
     const written = await admin.fs.write({ ...scope, path: "swapped.txt", content: "on the desk" });
     expect(written).toMatchObject({
       routedTo: { kind: "machine", id: machineId },
@@ -57,7 +62,12 @@ describe("hot-swap", () => {
     expect(listed.filter((m) => m.active).map((m) => m.sandboxId)).toEqual([machineId]);
 
     const back = await admin.admin.swap({ ...scope, target: "group", expectedEpoch: 1 });
-    expect(back).toEqual({ activeSandboxId: null, activeEpoch: 2, from: machineId });
+    expect(back).toEqual({
+      activeSandboxId: null,
+      activeEpoch: 2,
+      from: machineId,
+      terminals: { ended: 0, leftOpen: 0 },
+    });
     const atHome = await admin.fs.write({ ...scope, path: "home.txt", content: "in the box" });
     expect(atHome.routedTo).toEqual({ kind: "group", id: session.sandboxGroupId });
     expect(atHome.generation).toBeGreaterThan(0);
@@ -222,6 +232,24 @@ describe("hot-swap", () => {
     expect(await holders()).toBe(0);
     // Back home, the group box no longer has the shell.
     await admin.admin.swap({ ...scope, target: "group", expectedEpoch: 2 });
+    expect(await codeOf(admin.terminal.write({ ...scope, id: terminal.id, data: "x" }))).toBe(
+      "NOT_FOUND",
+    );
+  }, 60_000);
+
+  it("a terminal nobody is watching on the group box is ended by a swap away too", async () => {
+    const admin = await callerAs(suite.api, { token: a.adminToken });
+    const made = await admin.sessions.create({ workspaceId: a.workspaceId, title: "unwatched" });
+    const scope = { workspaceId: a.workspaceId, sessionId: made.id };
+    const terminal = await admin.terminal.open(scope);
+    const held = () =>
+      suite.db.leaseHolder.count({ where: { holderId: `terminal:${terminal.id}` } });
+    expect(await held()).toBe(1);
+
+    const swapped = await admin.admin.swap({ ...scope, target: machineId, expectedEpoch: 0 });
+    expect(swapped.terminals).toEqual({ ended: 1, leftOpen: 0 });
+    expect(await held()).toBe(0);
+    await admin.admin.swap({ ...scope, target: "group", expectedEpoch: 1 });
     expect(await codeOf(admin.terminal.write({ ...scope, id: terminal.id, data: "x" }))).toBe(
       "NOT_FOUND",
     );

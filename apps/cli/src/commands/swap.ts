@@ -35,7 +35,18 @@ export function registerSwap(program: Command, cli: CliContext): void {
         .result(
           { swap: { sessionId, ...swapped } },
           () =>
-            `${sessionId} now runs on ${swapped.activeSandboxId === null ? "its group box" : `machine ${swapped.activeSandboxId}`} (epoch ${String(swapped.activeEpoch)})`,
+            `${sessionId} now runs on ${swapped.activeSandboxId === null ? "its group box" : `machine ${swapped.activeSandboxId}`} (epoch ${String(swapped.activeEpoch)})${terminalsNote(swapped.terminals)}`,
         );
     });
+}
+
+/** The session's terminals the swap ended on the group box, when there were any. */
+function terminalsNote(terminals: { ended: number; leftOpen: number }): string {
+  const notes = [
+    terminals.ended > 0 ? `${String(terminals.ended)} terminal(s) on the group box ended` : "",
+    terminals.leftOpen > 0
+      ? `${String(terminals.leftOpen)} left open (the group box did not answer)`
+      : "",
+  ].filter((note) => note !== "");
+  return notes.length === 0 ? "" : `; ${notes.join(", ")}`;
 }

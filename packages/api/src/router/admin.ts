@@ -4,6 +4,7 @@ import { idSchema } from "@berth/validators";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { writeAudit } from "../audit.ts";
+import { endTerminalsLeftBehind } from "../terminalHolders.ts";
 import { sessionInput } from "../boxCall.ts";
 import type { RouterFixtures } from "../fixtures.ts";
 import { adminProcedure, type MemberContext } from "../trpc.ts";
@@ -17,7 +18,8 @@ export const adminRouter = {
    * workspace, or back at its group box (woken first, a viewer-style attach held until the
    * swap commits). A compare-and-swap on `expectedEpoch` (the session's activeEpoch): of two
    * swaps at once exactly one wins, and the other is CONFLICT naming the current epoch.
-   * Audited, and logged in the session's timeline (`leases.timeline`'s `swaps`).
+   * Audited, and logged in the session's timeline (`leases.timeline`'s `swaps`). Swapped to a
+   * machine, the session's terminals on the group box are closed (`terminals`: how many).
    */
   swap: adminProcedure
     .input(
@@ -45,7 +47,13 @@ export const adminRouter = {
               swap,
             )
           : await swap();
-      return answer(outcome, input.expectedEpoch);
+      const moved = answer(outcome, input.expectedEpoch);
+      // Away from the group box: the session's terminals there end, watched or not.
+      const terminals =
+        target.kind === "machine"
+          ? await endTerminalsLeftBehind(ctx, input.sessionId)
+          : { ended: 0, leftOpen: 0 };
+      return { ...moved, terminals };
     }),
 } satisfies TRPCRouterRecord;
 

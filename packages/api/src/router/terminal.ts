@@ -12,12 +12,8 @@ import { tracked, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { onBox, sessionInput, withGeneration } from "../boxCall.ts";
 import type { RouterFixtures } from "../fixtures.ts";
+import { terminalHolder } from "../terminalHolders.ts";
 import { memberProcedure, toTRPCError } from "../trpc.ts";
-
-/** The lease holder an open terminal is: it keeps the box warm until the terminal ends. */
-function terminalHolder(id: string): string {
-  return `terminal:${id}`;
-}
 
 export const terminalRouter = {
   /** Opens a shell in the box; it holds the box (a `process` holder) until closed or exited. */
