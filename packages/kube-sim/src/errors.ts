@@ -11,6 +11,7 @@ export type StatusReason =
   | "Invalid"
   | "BadRequest"
   | "UnsupportedMediaType"
+  | "NotAcceptable"
   | "MethodNotAllowed"
   | "RequestEntityTooLarge"
   | "Expired"
@@ -57,6 +58,7 @@ const CODES: Record<StatusReason, number> = {
   Invalid: 422,
   BadRequest: 400,
   UnsupportedMediaType: 415,
+  NotAcceptable: 406,
   MethodNotAllowed: 405,
   RequestEntityTooLarge: 413,
   Expired: 410,
@@ -217,6 +219,15 @@ export function unsupportedMediaType(accepted: string): KubeStatusError {
   return new KubeStatusError(
     "UnsupportedMediaType",
     `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+  );
+}
+
+/** An `Accept` header naming no media type the simulator writes (it writes only JSON). */
+export function notAcceptable(): KubeStatusError {
+  return new KubeStatusError(
+    "NotAcceptable",
+    "only the following media types are accepted: application/json",
+    {},
   );
 }
 

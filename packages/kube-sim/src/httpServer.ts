@@ -5,9 +5,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestContext } from "./codec.ts";
 import { fromStorage, parseDryRun, parseFieldValidation, stamp } from "./codec.ts";
-import { KubeStatusError, internalError } from "./errors.ts";
+import { KubeStatusError, internalError, notAcceptable, unknownResource } from "./errors.ts";
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, versionInfo } from "./discovery.ts";
 import type { KubeObject } from "./objects.ts";
+import { openApiDocuments } from "./openapi.ts";
+import { OPENAPI_V2_PROTOBUF } from "./openapiProtobuf.ts";
 import type { ObjectRegistry } from "./objectRegistry.ts";
 import { resourceKey } from "./objectRegistry.ts";
 import type { ApiResponse, ResourceHandlers } from "./resourceHandlers.ts";
@@ -69,6 +71,23 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+function mediaRanges(accept: string | undefined): string[] {
+  return (accept ?? "").split(",").map((range) => (range.split(";")[0] ?? "").trim().toLowerCase());
+}
+
+/** Whether an Accept header admits JSON (a missing one does). */
+function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === "") return true;
+  return mediaRanges(accept).some(
+    (type) => type === "application/json" || type === "application/*" || type === "*/*",
+  );
+}
+
+/** kubectl asks for /openapi/v2 in protobuf only; the only answer in protobuf the simulator has. */
+function wantsOpenApiProtobuf(accept: string | undefined): boolean {
+  return mediaRanges(accept).includes(OPENAPI_V2_PROTOBUF);
+}
+
 function discovery(
   routed: Route,
   req: IncomingMessage,
@@ -85,10 +104,16 @@ function discovery(
       return { status: 200, body: apiGroup(types, routed.group) };
     case "resources":
       return { status: 200, body: apiResourceList(types, routed.group, routed.version) };
-    case "openapi":
-      // The OpenAPI v3 index with no group versions: kubectl's client-side validation finds no
-      // schema and leaves checking to the server. (v2 is protobuf-only for kubectl, so it is 404.)
-      return { status: 200, body: { paths: {} } };
+    case "openapiV2":
+      if (!acceptsJson(req.headers.accept)) throw notAcceptable();
+      return { status: 200, body: openApiDocuments(types).v2 };
+    case "openapiV3Index":
+      return { status: 200, body: openApiDocuments(types).v3Index };
+    case "openapiV3": {
+      const document = openApiDocuments(types).v3.get(routed.groupVersion);
+      if (document === undefined) throw unknownResource();
+      return { status: 200, body: document };
+    }
     case "resource":
       return undefined;
   }
@@ -120,6 +145,12 @@ async function handle($: HttpResources, req: IncomingMessage, res: ServerRespons
   const body = await readBody(req);
   $.onBody?.(req, body);
   const routed = route(url.pathname, $.types);
+  if (routed.kind === "openapiV2" && wantsOpenApiProtobuf(req.headers.accept)) {
+    // Not the requested type: its `@` is no valid media type, and client-go parses the answer's.
+    res.writeHead(200, { "Content-Type": "application/octet-stream" });
+    res.end(openApiDocuments($.types).v2Protobuf);
+    return;
+  }
   const described = discovery(routed, req, $.types);
   if (described !== undefined) {
     send(res, described, []);

@@ -1,11 +1,12 @@
 /**
  * The kinds the simulator serves: a few core and admissionregistration kinds, described here, and
- * the agent-sandbox custom resources, described by the schema layer from their CRDs.
+ * the agent-sandbox custom resources and CiliumNetworkPolicy, described by the schema layer from
+ * their CRDs.
  */
 import type { CoreStrategy } from "./coreStrategy.ts";
 import type { ResourceNames } from "./errors.ts";
 import type { CustomResourceType } from "./schema/index.ts";
-import { loadAgentSandboxTypes } from "./schema/index.ts";
+import { loadAgentSandboxTypes, loadCiliumPolicyTypes } from "./schema/index.ts";
 import { secretStrategy } from "./secretStrategy.ts";
 
 /** One served version of a kind. */
@@ -179,6 +180,8 @@ export function builtinResourceTypes(): ResourceType[] {
     admissionKind("ValidatingAdmissionPolicy", "validatingadmissionpolicies"),
     admissionKind("ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings"),
     ...loadAgentSandboxTypes().map(fromCrd),
+    // From a subset of Cilium's CRD (crds/cilium-v2-subset): the egress policies of §10.
+    ...loadCiliumPolicyTypes().map(fromCrd),
   ];
   return cached;
 }

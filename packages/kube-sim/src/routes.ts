@@ -8,7 +8,10 @@ export type Route =
   | { kind: "groups" }
   | { kind: "group"; group: string }
   | { kind: "resources"; group: string; version: string }
-  | { kind: "openapi" }
+  | { kind: "openapiV2" }
+  | { kind: "openapiV3Index" }
+  /** `api/v1` or `apis/<group>/<version>`; may name no served group version (then it is a 404). */
+  | { kind: "openapiV3"; groupVersion: string }
   | {
       kind: "resource";
       type: ResourceType;
@@ -27,7 +30,13 @@ export function route(pathname: string, types: ResourceRegistry): Route {
     .map(decodeURIComponent);
   const [root, ...rest] = parts;
   if (root === "version" && rest.length === 0) return { kind: "version" };
-  if (root === "openapi" && rest[0] === "v3" && rest.length === 1) return { kind: "openapi" };
+  if (root === "openapi") {
+    const [dialect, ...groupVersion] = rest;
+    if (dialect === "v2" && groupVersion.length === 0) return { kind: "openapiV2" };
+    if (dialect === "v3" && groupVersion.length === 0) return { kind: "openapiV3Index" };
+    if (dialect === "v3") return { kind: "openapiV3", groupVersion: groupVersion.join("/") };
+    throw unknownResource();
+  }
   if (root === "api") {
     if (rest.length === 0) return { kind: "coreVersions" };
     const [version = "", ...path] = rest;

@@ -13,7 +13,13 @@ import type { KubeSim } from "../src/index.ts";
 import { startKubeSim } from "../src/index.ts";
 
 const run = promisify(execFile);
-const available = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status === 0;
+const probe = spawnSync("kubectl", ["version", "--client", "-o", "json"], { encoding: "utf8" });
+const available = probe.status === 0;
+/** The client's gitVersion (e.g. v1.32.4, or Debian's v1.20.2), named in the tests that depend on it. */
+const KUBECTL_VERSION = available
+  ? ((JSON.parse(probe.stdout) as { clientVersion?: { gitVersion?: string } }).clientVersion
+      ?.gitVersion ?? "unknown")
+  : "absent";
 if (!available) {
   if (process.env.CI === "true")
     throw new Error("kubectl is required under CI (scripts/test.sh installs kubernetes-client)");
@@ -77,19 +83,15 @@ describe.skipIf(!available)("kubectl against kube-sim (§1, §4, §9)", () => {
   });
 
   it("§4.5 kubectl apply creates, leaves an unchanged object alone, and configures a change (generation + 1)", async () => {
-    // kubectl's client-side validation needs the OpenAPI documents, which the simulator does not serve.
-    expect(
-      (await kubectl("apply", "--validate=false", "-f", file("a.yaml", SANDBOX_YAML("busybox"))))
-        .out,
-    ).toBe("sandbox.agents.x-k8s.io/sb1 created");
-    expect(
-      (await kubectl("apply", "--validate=false", "-f", file("a.yaml", SANDBOX_YAML("busybox"))))
-        .out,
-    ).toBe("sandbox.agents.x-k8s.io/sb1 unchanged");
-    expect(
-      (await kubectl("apply", "--validate=false", "-f", file("b.yaml", SANDBOX_YAML("alpine"))))
-        .out,
-    ).toBe("sandbox.agents.x-k8s.io/sb1 configured");
+    expect((await kubectl("apply", "-f", file("a.yaml", SANDBOX_YAML("busybox")))).out).toBe(
+      "sandbox.agents.x-k8s.io/sb1 created",
+    );
+    expect((await kubectl("apply", "-f", file("a.yaml", SANDBOX_YAML("busybox")))).out).toBe(
+      "sandbox.agents.x-k8s.io/sb1 unchanged",
+    );
+    expect((await kubectl("apply", "-f", file("b.yaml", SANDBOX_YAML("alpine")))).out).toBe(
+      "sandbox.agents.x-k8s.io/sb1 configured",
+    );
     const got = await kubectl(
       "get",
       "sandbox",
@@ -104,7 +106,6 @@ describe.skipIf(!available)("kubectl against kube-sim (§1, §4, §9)", () => {
     const { code, out } = await kubectl(
       "apply",
       "--server-side",
-      "--validate=false",
       "-f",
       file("c.yaml", SANDBOX_YAML("debian")),
     );
@@ -150,10 +151,8 @@ describe.skipIf(!available)("kubectl against kube-sim (§1, §4, §9)", () => {
       "cm.yaml",
       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata:\n  a: '1'\n",
     );
-    expect((await kubectl("create", "--validate=false", "-f", cm)).out).toBe(
-      "configmap/cm1 created",
-    );
-    expect((await kubectl("create", "--validate=false", "-f", cm)).out).toContain(
+    expect((await kubectl("create", "-f", cm)).out).toBe("configmap/cm1 created");
+    expect((await kubectl("create", "-f", cm)).out).toContain(
       "Error from server (AlreadyExists): error when creating",
     );
   });
@@ -164,9 +163,7 @@ describe.skipIf(!available)("kubectl against kube-sim (§1, §4, §9)", () => {
       "token.yaml",
       "apiVersion: v1\nkind: Secret\nmetadata:\n  name: box-token\nstringData:\n  token: s3cret\n",
     );
-    expect((await kubectl("create", "--validate=false", "-f", good)).out).toBe(
-      "secret/box-token created",
-    );
+    expect((await kubectl("create", "-f", good)).out).toBe("secret/box-token created");
     expect(
       (await kubectl("get", "secret", "box-token", "-o", "jsonpath={.type} {.data.token}")).out,
     ).toBe(`Opaque ${Buffer.from("s3cret").toString("base64")}`);
@@ -174,11 +171,64 @@ describe.skipIf(!available)("kubectl against kube-sim (§1, §4, §9)", () => {
       "secret.yaml",
       "apiVersion: v1\nkind: Secret\nmetadata:\n  name: bad\ndata:\n  password: wombat\n",
     );
-    const refused = await kubectl("create", "--validate=false", "-f", bad);
+    const refused = await kubectl("create", "-f", bad);
     expect(refused.code).not.toBe(0);
     expect(refused.out).toBe(
       `Error from server (BadRequest): error when creating "${bad}": Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 4`,
     );
+  });
+
+  it(`issue 42 kubectl ${KUBECTL_VERSION} with its default validation refuses an unknown field (client-side from /openapi/v2, or server-side with fieldValidation=Strict)`, async () => {
+    const bad = file(
+      "bad.yaml",
+      SANDBOX_YAML("busybox")
+        .replace("name: sb1", "name: sb-bad")
+        .replace("spec:\n", "spec:\n  bogus: 1\n"),
+    );
+    sim.requests.clear();
+    const refused = await kubectl("apply", "-f", bad);
+    expect(refused.code).not.toBe(0);
+    // kubectl < 1.25 validates against /openapi/v2; newer ones find fieldValidation on the PATCH
+    // operation in /openapi/v3 and let the server refuse the field.
+    const serverSide = sim.requests.filter({ method: "POST" }).length > 0;
+    const expected = serverSide
+      ? 'strict decoding error: unknown field "spec.bogus"'
+      : 'ValidationError(Sandbox.spec): unknown field "bogus" in io.x-k8s.agents.v1beta1.Sandbox.spec';
+    expect(
+      refused.out,
+      `kubectl ${KUBECTL_VERSION}, ${serverSide ? "server" : "client"}-side`,
+    ).toContain(expected);
+    if (serverSide) {
+      expect(sim.requests.last({ method: "POST" })?.query).toMatchObject({
+        fieldValidation: "Strict",
+      });
+    }
+    expect((await kubectl("get", "sandbox", "sb-bad")).code).not.toBe(0);
+  });
+
+  it(`issue 42 kubectl ${KUBECTL_VERSION} applies a CiliumNetworkPolicy and lists it by its short name`, async () => {
+    const policy = file(
+      "cnp.yaml",
+      [
+        "apiVersion: cilium.io/v2",
+        "kind: CiliumNetworkPolicy",
+        "metadata:",
+        "  name: namzu-sbx-1",
+        "spec:",
+        "  endpointSelector:",
+        "    matchLabels: { sandbox: sb1 }",
+        "  egress:",
+        "  - toFQDNs: [{ matchName: example.com }, { matchPattern: '*.example.com' }]",
+        "",
+      ].join("\n"),
+    );
+    expect((await kubectl("apply", "-f", policy)).out).toBe(
+      "ciliumnetworkpolicy.cilium.io/namzu-sbx-1 created",
+    );
+    expect((await kubectl("get", "cnp", "-o", "name")).out).toBe(
+      "ciliumnetworkpolicy.cilium.io/namzu-sbx-1",
+    );
+    expect((await kubectl("delete", "cnp", "namzu-sbx-1")).code).toBe(0);
   });
 
   it("§4.9 kubectl delete removes the object and waits for it to be gone", async () => {

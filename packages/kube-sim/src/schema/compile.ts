@@ -29,10 +29,22 @@ export class UnknownVersionError extends Error {
 // The schemas stay beside the public type rather than in it, so the type stays the small
 // shape the server is coded against; a type not made by compileCrd has none.
 const schemas = new WeakMap<CustomResourceType, ReadonlyMap<string, Structural>>();
+// The CRD's own `openAPIV3Schema` per version, as written: what the server publishes at /openapi.
+const published = new WeakMap<CustomResourceType, ReadonlyMap<string, Record<string, unknown>>>();
 
 /** The structural schema of `version` of a type made by {@link compileCrd}. */
 export function schemaOf(type: CustomResourceType, version: string): Structural {
   const schema = schemas.get(type)?.get(version);
+  if (schema === undefined) throw new UnknownVersionError(type.kind, version);
+  return schema;
+}
+
+/** The `openAPIV3Schema` of `version` as the CRD declares it (read-only), for the OpenAPI documents. */
+export function publishedSchemaOf(
+  type: CustomResourceType,
+  version: string,
+): Record<string, unknown> {
+  const schema = published.get(type)?.get(version);
   if (schema === undefined) throw new UnknownVersionError(type.kind, version);
   return schema;
 }
@@ -104,9 +116,12 @@ export function compileCrd(crd: unknown): CustomResourceType {
   const rawVersions = field(spec, "versions");
   if (!Array.isArray(rawVersions)) throw new CrdReadError(crdName, "no versions");
   const versionSchemas = new Map<string, Structural>();
+  const rawSchemas = new Map<string, Record<string, unknown>>();
   const versions: CrdVersion[] = rawVersions.map((raw) => {
     const name = text(raw, "name", crdName);
-    const schema = readStructural(field(field(raw, "schema"), "openAPIV3Schema"));
+    const rawSchema = field(field(raw, "schema"), "openAPIV3Schema");
+    const schema = readStructural(rawSchema);
+    if (isRecord(rawSchema)) rawSchemas.set(name, rawSchema);
     compileRules(schema);
     versionSchemas.set(name, schema);
     const subresources = field(raw, "subresources");
@@ -151,5 +166,6 @@ export function compileCrd(crd: unknown): CustomResourceType {
     storageVersion: storage[0].name,
   };
   schemas.set(type, versionSchemas);
+  published.set(type, rawSchemas);
   return type;
 }

@@ -16,8 +16,14 @@ export { convertCustomResource } from "./convert.ts";
 export type { UnknownFieldOutcome } from "./fieldValidation.ts";
 export { unknownFieldOutcome } from "./fieldValidation.ts";
 export { ConversionError } from "./conversionSupport.ts";
-export { compileCrd, CrdReadError, UnknownVersionError } from "./compile.ts";
-export { AGENT_SANDBOX_CRDS, loadAgentSandboxTypes, loadCustomResourceTypes } from "./load.ts";
+export { compileCrd, CrdReadError, publishedSchemaOf, UnknownVersionError } from "./compile.ts";
+export {
+  AGENT_SANDBOX_CRDS,
+  CILIUM_CRDS,
+  loadAgentSandboxTypes,
+  loadCiliumPolicyTypes,
+  loadCustomResourceTypes,
+} from "./load.ts";
 export type { CelProgram } from "./cel.ts";
 export { CelCompileError, CelEvaluationError, compileCel } from "./cel.ts";
 export { SchemaReadError } from "./structural.ts";

@@ -35,3 +35,16 @@ export function loadAgentSandboxTypes(): CustomResourceType[] {
   agentSandboxTypes ??= loadCustomResourceTypes(AGENT_SANDBOX_DIR);
   return agentSandboxTypes;
 }
+
+/** The subset of Cilium's CiliumNetworkPolicy CRD this package ships (see crds/<dir>/README.md). */
+export const CILIUM_CRDS = "cilium-v2-subset";
+
+const CILIUM_DIR = fileURLToPath(new URL(`../../crds/${CILIUM_CRDS}/`, import.meta.url));
+
+let ciliumTypes: CustomResourceType[] | undefined;
+
+/** CiliumNetworkPolicy (`cilium.io/v2`), served through the same CRD path as agent-sandbox's kinds. */
+export function loadCiliumPolicyTypes(): CustomResourceType[] {
+  ciliumTypes ??= loadCustomResourceTypes(CILIUM_DIR);
+  return ciliumTypes;
+}
