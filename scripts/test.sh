@@ -14,9 +14,11 @@ root=$PWD
 # Under CI a missing tool is installed, never skipped: chromium for the browser tests,
 # bubblewrap to isolate local boxes, slirp4netns and nftables for their egress network (with
 # the firewall that keeps it off this machine's addresses), kubectl for kube-sim's kubectl
-# tests (which fail rather than skip under CI). Any kubectl on PATH will do: Debian's kubernetes-client conflicts with
+# tests (which fail rather than skip under CI), and the official Kubernetes Python client for
+# kube-sim's Python client test (run with /usr/bin/python3, which Debian's package installs into).
+# Any kubectl on PATH will do: Debian's kubernetes-client conflicts with
 # the one some images ship (e.g. Google Cloud SDK's), so it is installed only when none is found.
-ensure_debian_packages chromium bubblewrap slirp4netns nftables
+ensure_debian_packages chromium bubblewrap slirp4netns nftables python3-kubernetes
 ensure_egress_firewall
 command -v kubectl >/dev/null || ensure_debian_packages kubernetes-client
 ensure_pnpm

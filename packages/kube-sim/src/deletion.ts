@@ -6,7 +6,7 @@ import type { RequestContext } from "./codec.ts";
 import { fromStorage } from "./codec.ts";
 import { timestamp } from "./clock.ts";
 import type { Clock } from "./clock.ts";
-import { badRequest, deletePreconditionConflict } from "./errors.ts";
+import { deletePreconditionConflict, invalid } from "./errors.ts";
 import type { KubeObject } from "./objects.ts";
 import { isObject, meta } from "./objects.ts";
 import type { ObjectRegistry, Target } from "./objectRegistry.ts";
@@ -35,8 +35,22 @@ function propagation(value: unknown): PropagationPolicy | undefined {
     case "Foreground":
       return value;
     default:
-      throw badRequest(
-        `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(value)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+      // The handler validates DeleteOptions before anything else and answers 422 Invalid on the
+      // `DeleteOptions.meta.k8s.io` kind (K10 `ValidateDeleteOptions`, K16).
+      throw invalid(
+        {
+          subject: "DeleteOptions.meta.k8s.io",
+          group: "meta.k8s.io",
+          detailKind: "DeleteOptions",
+          name: "",
+        },
+        [
+          {
+            reason: "FieldValueNotSupported",
+            message: `Unsupported value: ${JSON.stringify(value)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+            field: "propagationPolicy",
+          },
+        ],
       );
   }
 }

@@ -176,7 +176,8 @@ export function invalid(
 ): KubeStatusError {
   const parts = causes.map((cause) => `${cause.field}: ${cause.message}`);
   const joined = parts.length === 1 ? (parts[0] ?? "") : `[${parts.join(", ")}]`;
-  const details: StatusDetails = { name: target.name };
+  // An empty name is left out, as Go's `omitempty` leaves it out of StatusDetails.
+  const details: StatusDetails = target.name === "" ? {} : { name: target.name };
   if (target.group !== "") details.group = target.group;
   details.kind = target.detailKind;
   details.causes = causes;

@@ -11,6 +11,7 @@ import type { KubeObject } from "./objects.ts";
 import { openApiDocuments } from "./openapi.ts";
 import { OPENAPI_V2_PROTOBUF } from "./openapiProtobuf.ts";
 import type { ObjectRegistry } from "./objectRegistry.ts";
+import { queryFlag } from "./queryFlags.ts";
 import { resourceKey } from "./objectRegistry.ts";
 import type { ApiResponse, ResourceHandlers } from "./resourceHandlers.ts";
 import { selectorOf } from "./listing.ts";
@@ -166,8 +167,7 @@ async function handle($: HttpResources, req: IncomingMessage, res: ServerRespons
   };
   if (served?.deprecationWarning !== undefined) context.warnings.push(served.deprecationWarning);
   const target = { type, version, namespace };
-  const watch = url.searchParams.get("watch");
-  if (method === "GET" && name === undefined && (watch === "true" || watch === "1")) {
+  if (method === "GET" && name === undefined && queryFlag(url.searchParams, "watch")) {
     const timeout = url.searchParams.get("timeoutSeconds");
     serveWatch(
       res,
@@ -178,7 +178,7 @@ async function handle($: HttpResources, req: IncomingMessage, res: ServerRespons
         namespace,
         matches: selectorOf(type, url.searchParams),
         resourceVersion: url.searchParams.get("resourceVersion") ?? undefined,
-        bookmarks: url.searchParams.get("allowWatchBookmarks") === "true",
+        bookmarks: queryFlag(url.searchParams, "allowWatchBookmarks"),
         timeoutSeconds: timeout === null ? undefined : Number(timeout),
         present: (object: KubeObject) => stamp(type, fromStorage(type, object, version), version),
       },

@@ -3,7 +3,8 @@
  * items without kind/apiVersion, custom resource items with them).
  */
 import type { ApiResponse, ResourceRequest } from "./resourceHandlers.ts";
-import { KubeStatusError, badRequest } from "./errors.ts";
+import type { StatusCause } from "./errors.ts";
+import { KubeStatusError, badRequest, invalid } from "./errors.ts";
 import { fromStorage, stamp } from "./codec.ts";
 import type { KubeObject } from "./objects.ts";
 import { meta } from "./objects.ts";
@@ -39,10 +40,57 @@ interface Continue {
 const keyOf = (object: KubeObject): string =>
   `${meta(object).namespace ?? ""}/${meta(object).name ?? ""}`;
 
+const forbiddenMatch = (detail: string): StatusCause => ({
+  reason: "FieldValueForbidden",
+  message: `Forbidden: ${detail}`,
+  field: "resourceVersionMatch",
+});
+
+/**
+ * The ListOptions rules of a list (not a watch) on `resourceVersionMatch`, which the handler checks
+ * before reading anything and answers with 422 Invalid on `ListOptions.meta.k8s.io` (K
+ * `ValidateListOptions` in apimachinery's internalversion validation). The match itself changes
+ * nothing here: every list is served from the current state (§4.3).
+ */
+export function validateListOptions(query: URLSearchParams): void {
+  const match = query.get("resourceVersionMatch") ?? "";
+  if (match === "") return;
+  const resourceVersion = query.get("resourceVersion") ?? "";
+  const causes: StatusCause[] = [];
+  if (resourceVersion === "")
+    causes.push(
+      forbiddenMatch("resourceVersionMatch is forbidden unless resourceVersion is provided"),
+    );
+  if ((query.get("continue") ?? "") !== "")
+    causes.push(forbiddenMatch("resourceVersionMatch is forbidden when continue is provided"));
+  if (match !== "Exact" && match !== "NotOlderThan")
+    causes.push({
+      reason: "FieldValueNotSupported",
+      message: `Unsupported value: ${JSON.stringify(match)}: supported values: "Exact", "NotOlderThan", ""`,
+      field: "resourceVersionMatch",
+    });
+  if (match === "Exact" && resourceVersion === "0")
+    causes.push(
+      forbiddenMatch('resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+    );
+  if (causes.length > 0)
+    throw invalid(
+      {
+        subject: "ListOptions.meta.k8s.io",
+        group: "meta.k8s.io",
+        detailKind: "ListOptions",
+        name: "",
+      },
+      causes,
+    );
+}
+
 export function listObjects(store: ObjectStore, request: ResourceRequest): ApiResponse {
   const { target, query } = request;
   const { type, version } = target;
+  // Selectors are parsed while the query is decoded, so their 400 comes first.
   const matches = selectorOf(type, query);
+  validateListOptions(query);
   const token = query.get("continue");
   let cont: Continue = { rv: store.currentRevision, after: "" };
   if (token !== null && token !== "") {

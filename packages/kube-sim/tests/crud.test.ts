@@ -155,6 +155,46 @@ describe("create, get, list (§4.1–§4.3, §9.1)", () => {
     );
   });
 
+  it("§4.3 resourceVersionMatch: without resourceVersion, with continue, unknown, or Exact at 0 is 422 on ListOptions.meta.k8s.io", async () => {
+    await using f = await simFixture();
+    await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("sb1") });
+    const forbidden = (detail: string) => ({
+      reason: "FieldValueForbidden",
+      message: `Forbidden: ${detail}`,
+      field: "resourceVersionMatch",
+    });
+    const refused = async (query: string) => {
+      const res = await f.http(`${SANDBOX_PATH}?${query}`);
+      expect(res.status).toBe(422);
+      expect(res.body.reason).toBe("Invalid");
+      const details = res.body.details as { group: string; kind: string; causes: unknown[] };
+      expect([details.group, details.kind]).toEqual(["meta.k8s.io", "ListOptions"]);
+      return { message: res.body.message, causes: details.causes };
+    };
+    expect(await refused("resourceVersionMatch=NotOlderThan")).toEqual({
+      message:
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      causes: [forbidden("resourceVersionMatch is forbidden unless resourceVersion is provided")],
+    });
+    expect((await refused("resourceVersion=0&resourceVersionMatch=Exact")).causes).toEqual([
+      forbidden('resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+    ]);
+    expect((await refused("resourceVersion=0&resourceVersionMatch=Newest")).causes).toEqual([
+      {
+        reason: "FieldValueNotSupported",
+        message: 'Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""',
+        field: "resourceVersionMatch",
+      },
+    ]);
+    expect(
+      (await refused("resourceVersion=1&resourceVersionMatch=NotOlderThan&continue=x")).causes,
+    ).toEqual([forbidden("resourceVersionMatch is forbidden when continue is provided")]);
+    const listed = await f.http(
+      `${SANDBOX_PATH}?resourceVersion=0&resourceVersionMatch=NotOlderThan`,
+    );
+    expect([listed.status, (listed.body.items as unknown[]).length]).toEqual([200, 1]);
+  });
+
   it("§4.3 limit and continue page through a list at one resourceVersion", async () => {
     await using f = await simFixture();
     for (const name of ["a", "b", "c"])

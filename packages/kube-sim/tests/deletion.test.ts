@@ -63,6 +63,37 @@ describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () =
     expect((await f.http(`${SANDBOX_PATH}/sb1`)).status).toBe(200);
   });
 
+  it("§4.9 an unsupported propagationPolicy is 422 Invalid on DeleteOptions.meta.k8s.io, and nothing is deleted", async () => {
+    await using f = await simFixture();
+    await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("sb1") });
+    const message =
+      'Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"';
+    const expected = {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: ${message}`,
+      reason: "Invalid",
+      details: {
+        group: "meta.k8s.io",
+        kind: "DeleteOptions",
+        causes: [{ reason: "FieldValueNotSupported", message, field: "propagationPolicy" }],
+      },
+      code: 422,
+    };
+    const inQuery = await f.http(`${SANDBOX_PATH}/sb1?propagationPolicy=Sideways`, {
+      method: "DELETE",
+    });
+    expect([inQuery.status, inQuery.body]).toEqual([422, expected]);
+    const inBody = await f.http(`${SANDBOX_PATH}/sb1`, {
+      method: "DELETE",
+      body: { propagationPolicy: "Sideways" },
+    });
+    expect([inBody.status, inBody.body]).toEqual([422, expected]);
+    expect((await f.http(`${SANDBOX_PATH}/sb1`)).status).toBe(200);
+  });
+
   it("§4.9 deleting a CR without finalizers answers the Success Status and sends DELETED with a new resourceVersion", async () => {
     await using f = await simFixture();
     const sb = (await f.custom.createNamespacedCustomObject({

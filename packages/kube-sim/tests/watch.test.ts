@@ -175,6 +175,21 @@ describe("watch (§4.8, §9.9)", () => {
     expect(lines.map((l) => l.type)).toEqual(["ADDED"]);
   });
 
+  it("§1 watch and allowWatchBookmarks read as the real server reads booleans: the Python client's True is true, False and 0 are false", async () => {
+    await using f = await simFixture();
+    await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("a") });
+    const { status, lines } = await readStream(
+      `${f.sim.url}${SANDBOX_PATH}?watch=True&allowWatchBookmarks=True&timeoutSeconds=1`,
+    );
+    expect(status).toBe(200);
+    // A bookmark after the initial events and one as the timeout ends the stream.
+    expect(lines.map((l) => l.type)).toEqual(["ADDED", "BOOKMARK", "BOOKMARK"]);
+    for (const value of ["False", "0", "false"]) {
+      const listed = await f.http(`${SANDBOX_PATH}?watch=${value}`);
+      expect([listed.status, listed.body.kind]).toEqual([200, "SandboxList"]);
+    }
+  });
+
   it("§4.8 timeoutSeconds ends the stream cleanly; the server can close every open watch", async () => {
     await using f = await simFixture();
     const ended = await watchUntil(

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { KubeStatusError } from "../errors.ts";
+import { queryFlag } from "../queryFlags.ts";
 import type { ResourceRegistry, ResourceType } from "../resourceTypes.ts";
 import { route } from "../routes.ts";
 
@@ -62,8 +63,7 @@ export function requestInfo(req: IncomingMessage, types: ResourceRegistry): Requ
   const method = req.method ?? "GET";
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) query[key] = value;
-  const watchParam = url.searchParams.get("watch");
-  const watch = watchParam === "true" || watchParam === "1";
+  const watch = queryFlag(url.searchParams, "watch");
   let resource:
     | {
         type: ResourceType;
