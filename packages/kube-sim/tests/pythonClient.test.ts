@@ -98,6 +98,10 @@ const GROUPS: Record<string, string[]> = {
     "watch: bookmarks on request carry a resourceVersion",
     "watch: from a resourceVersion older than the history, the client raises 410 Expired",
   ],
+  "§1 discovery and the verbs through kubernetes.dynamic.DynamicClient": [
+    "dynamic: discovery resolves Sandbox (namespaced, with /status) and ConfigMap",
+    "dynamic: create, get, JSON patch, merge patch and watch a Sandbox",
+  ],
   "§4.9 delete with preconditions and finalizers": [
     "delete: a uid precondition that does not match is 409 Conflict",
     "delete: a resourceVersion precondition that does not match is 409 Conflict",

@@ -6,14 +6,23 @@ Prints one JSON line per check, {"name", "ok", "detail"}, after a first {"versio
 the client's version, and exits 1 when any check failed. Standard library plus the
 `kubernetes` package only (Debian's python3-kubernetes). The spec sections named are those of
 kube-sim's contract.
+
+What this client (22.6) does that shapes the checks: CoreV1Api patches go out as
+application/json-patch+json, which its REST layer turns into strategic-merge-patch+json for a
+non-list body; CustomObjectsApi sends every patch as application/merge-patch+json and has no
+content-type option, so a JSON patch on a custom resource goes through call_api or the dynamic
+client; booleans go out as `True`/`False` (`watch=True`); the dynamic client's server_side_apply
+cannot send application/apply-patch+yaml at all, so apply is not checked here.
 """
 
 import json
+import os
 import sys
+import tempfile
 import traceback
 
 import kubernetes
-from kubernetes import client, config, watch
+from kubernetes import client, config, dynamic, watch
 from kubernetes.client.rest import ApiException
 
 NS = "default"
@@ -693,6 +702,58 @@ def main(kubeconfig):
                 raise AssertionError("reason %r" % error.reason)
             return "%d %s" % (error.status, error.reason)
         raise AssertionError("the watch ended without an error")
+
+    # --- the dynamic client: discovery (§1) and the verbs through it ---------------------
+
+    def dynamic_checks(cache_dir):
+        dyn = None
+
+        @check("dynamic: discovery resolves Sandbox (namespaced, with /status) and ConfigMap")
+        def _():
+            nonlocal dyn
+            # The discovery cache goes to a folder of this run, not the shared temp folder.
+            dyn = dynamic.DynamicClient(
+                client.ApiClient(), cache_file=os.path.join(cache_dir, "discovery.json")
+            )
+            sandboxes = dyn.resources.get(api_version="%s/%s" % (GROUP, VERSION), kind="Sandbox")
+            expect((sandboxes.name, sandboxes.namespaced), (PLURAL, True), "Sandbox resource")
+            expect(sandboxes.subresources["status"].name, "sandboxes/status", "status subresource")
+            config_maps = dyn.resources.get(api_version="v1", kind="ConfigMap")
+            expect((config_maps.name, config_maps.namespaced), ("configmaps", True), "ConfigMap")
+
+        @check("dynamic: create, get, JSON patch, merge patch and watch a Sandbox")
+        def _():
+            assert dyn is not None, "no dynamic client"
+            sandboxes = dyn.resources.get(api_version="%s/%s" % (GROUP, VERSION), kind="Sandbox")
+            created = sandboxes.create(body=sandbox("dyn1"), namespace=NS)
+            expect(created.metadata.generation, 1, "generation")
+            patched = sandboxes.patch(
+                name="dyn1",
+                namespace=NS,
+                body=[{"op": "add", "path": "/metadata/labels/json", "value": "yes"}],
+                content_type="application/json-patch+json",
+            )
+            expect(patched.metadata.labels.json, "yes", "label from the JSON patch")
+            merged = sandboxes.patch(
+                name="dyn1",
+                namespace=NS,
+                body={"metadata": {"labels": {"merge": "yes"}}},
+                content_type="application/merge-patch+json",
+            )
+            expect(merged.metadata.labels.merge, "yes", "label from the merge patch")
+            got = sandboxes.get(name="dyn1", namespace=NS)
+            expect(got.metadata.resourceVersion, merged.metadata.resourceVersion, "rv")
+            seen = [
+                (e["type"], e["object"].metadata.name)
+                for e in sandboxes.watch(
+                    namespace=NS, field_selector="metadata.name=dyn1", timeout=1
+                )
+            ]
+            expect(seen, [("ADDED", "dyn1")], "watch")
+            sandboxes.delete(name="dyn1", namespace=NS)
+
+    with tempfile.TemporaryDirectory(prefix="kube-sim-python-") as cache_dir:
+        dynamic_checks(cache_dir)
 
     # --- delete (§4.9) ------------------------------------------------------------------------
 
