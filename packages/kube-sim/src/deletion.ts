@@ -6,9 +6,11 @@ import type { RequestContext } from "./codec.ts";
 import { fromStorage } from "./codec.ts";
 import { timestamp } from "./clock.ts";
 import type { Clock } from "./clock.ts";
+import type { StatusCause } from "./errors.ts";
 import { deletePreconditionConflict, invalid } from "./errors.ts";
 import type { KubeObject } from "./objects.ts";
 import { isObject, meta } from "./objects.ts";
+import { queryFlag } from "./queryFlags.ts";
 import type { ObjectRegistry, Target } from "./objectRegistry.ts";
 import { resourceKey } from "./objectRegistry.ts";
 import type { ObjectStore } from "./store.ts";
@@ -24,35 +26,53 @@ export interface DeleteOptions {
 export const FOREGROUND_FINALIZER = "foregroundDeletion";
 export const ORPHAN_FINALIZER = "orphan";
 
-function propagation(value: unknown): PropagationPolicy | undefined {
-  switch (value) {
-    case undefined:
-    case null:
-    case "":
-      return undefined;
-    case "Orphan":
-    case "Background":
-    case "Foreground":
-      return value;
-    default:
-      // The handler validates DeleteOptions before anything else and answers 422 Invalid on the
-      // `DeleteOptions.meta.k8s.io` kind (K10 `ValidateDeleteOptions`, K16).
-      throw invalid(
-        {
-          subject: "DeleteOptions.meta.k8s.io",
-          group: "meta.k8s.io",
-          detailKind: "DeleteOptions",
-          name: "",
-        },
-        [
-          {
-            reason: "FieldValueNotSupported",
-            message: `Unsupported value: ${JSON.stringify(value)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
-            field: "propagationPolicy",
-          },
-        ],
-      );
-  }
+function isPropagationPolicy(value: unknown): value is PropagationPolicy {
+  return value === "Orphan" || value === "Background" || value === "Foreground";
+}
+
+/**
+ * The deprecated `orphanDependents` (the Python client still offers it): true orphans, false
+ * deletes dependents in the background (K7 `deletionFinalizersForGarbageCollection`).
+ */
+function orphanDependents(
+  body: Record<string, unknown>,
+  query: URLSearchParams,
+): boolean | undefined {
+  if (typeof body.orphanDependents === "boolean") return body.orphanDependents;
+  return query.has("orphanDependents") ? queryFlag(query, "orphanDependents") : undefined;
+}
+
+/**
+ * The propagation policy, validated as the handler does before anything else: a failure is 422
+ * Invalid on the `DeleteOptions.meta.k8s.io` kind (K10 `ValidateDeleteOptions`, K16).
+ */
+function propagation(value: unknown, orphan: boolean | undefined): PropagationPolicy | undefined {
+  const set = value !== undefined && value !== null && value !== "";
+  const causes: StatusCause[] = [];
+  if (set && orphan !== undefined)
+    causes.push({
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${JSON.stringify(value)}: orphanDependents and deletionPropagation cannot be both set`,
+      field: "propagationPolicy",
+    });
+  if (set && !isPropagationPolicy(value))
+    causes.push({
+      reason: "FieldValueNotSupported",
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+      field: "propagationPolicy",
+    });
+  if (causes.length > 0)
+    throw invalid(
+      {
+        subject: "DeleteOptions.meta.k8s.io",
+        group: "meta.k8s.io",
+        detailKind: "DeleteOptions",
+        name: "",
+      },
+      causes,
+    );
+  if (isPropagationPolicy(value)) return value;
+  return orphan === undefined ? undefined : orphan ? "Orphan" : "Background";
 }
 
 /** DeleteOptions from the JSON body and the query; the body wins where both give a field (K10). */
@@ -63,6 +83,7 @@ export function parseDeleteOptions(body: unknown, query: URLSearchParams): Delet
   return {
     propagationPolicy: propagation(
       options.propagationPolicy ?? query.get("propagationPolicy") ?? undefined,
+      orphanDependents(options, query),
     ),
     gracePeriodSeconds: grace === undefined ? undefined : Number(grace),
     preconditions: {

@@ -314,6 +314,42 @@ describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () =
     expect(dep.metadata?.ownerReferences).toBeUndefined();
   });
 
+  it("§4.9 the deprecated orphanDependents (query True or body true) orphans like Orphan; with a propagationPolicy it is 422", async () => {
+    await using f = await simFixture();
+    for (const name of ["sb1", "sb2", "sb3"])
+      await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox(name) });
+    const inQuery = await f.http(`${SANDBOX_PATH}/sb1?orphanDependents=True`, {
+      method: "DELETE",
+    });
+    expect(metadataOf(inQuery.body).finalizers).toEqual(["orphan"]);
+    const inBody = await f.http(`${SANDBOX_PATH}/sb2`, {
+      method: "DELETE",
+      body: { orphanDependents: true },
+    });
+    expect(metadataOf(inBody.body).finalizers).toEqual(["orphan"]);
+    const both = await f.http(
+      `${SANDBOX_PATH}/sb3?orphanDependents=false&propagationPolicy=Orphan`,
+      {
+        method: "DELETE",
+      },
+    );
+    const message =
+      'Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set';
+    expect([both.status, both.body.message, both.body.details]).toEqual([
+      422,
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: ${message}`,
+      {
+        group: "meta.k8s.io",
+        kind: "DeleteOptions",
+        causes: [{ reason: "FieldValueInvalid", message, field: "propagationPolicy" }],
+      },
+    ]);
+    const dropped = await f.http(`${SANDBOX_PATH}/sb3?orphanDependents=false`, {
+      method: "DELETE",
+    });
+    expect([dropped.status, dropped.body.status]).toEqual([200, "Success"]);
+  });
+
   it("§4.9 pods: deleting returns the pod itself; an unscheduled pod goes at once, a running one terminates gracefully", async () => {
     await using f = await simFixture();
     await f.core.createNamespacedPod({

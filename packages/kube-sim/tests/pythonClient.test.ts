@@ -107,6 +107,7 @@ const GROUPS: Record<string, string[]> = {
     "delete: a resourceVersion precondition that does not match is 409 Conflict",
     "delete: matching preconditions delete with a Success Status",
     "delete: with a finalizer sets deletionTimestamp and answers the object",
+    "delete: orphan_dependents=True orphans; with a propagation_policy too it is 422 Invalid",
     "delete: an invalid propagationPolicy is 422 Invalid",
   ],
 };

@@ -838,6 +838,29 @@ def main(kubeconfig):
         expect_refusal(lambda: get_sb("sb1"), 404, "NotFound")
         return detail
 
+    @check("delete: orphan_dependents=True orphans; with a propagation_policy too it is 422 Invalid")
+    def _():
+        custom.create_namespaced_custom_object(GROUP, VERSION, NS, PLURAL, sandbox("sb5"))
+        answer = custom.delete_namespaced_custom_object(
+            GROUP, VERSION, NS, PLURAL, "sb5", orphan_dependents=True
+        )
+        expect(answer["metadata"].get("finalizers"), ["orphan"], "finalizers")
+        custom.create_namespaced_custom_object(GROUP, VERSION, NS, PLURAL, sandbox("sb6"))
+        return expect_refusal(
+            lambda: custom.delete_namespaced_custom_object(
+                GROUP,
+                VERSION,
+                NS,
+                PLURAL,
+                "sb6",
+                orphan_dependents=False,
+                propagation_policy="Background",
+            ),
+            422,
+            "Invalid",
+            "orphanDependents and deletionPropagation cannot be both set",
+        )
+
     @check("delete: an invalid propagationPolicy is 422 Invalid")
     def _():
         custom.create_namespaced_custom_object(GROUP, VERSION, NS, PLURAL, sandbox("sb4"))
