@@ -91,6 +91,9 @@ const GROUPS: Record<string, string[]> = {
     "status: an invalid condition reason is 422 Invalid",
     "status: a SandboxTemplate has no /status (404)",
   ],
+  "§4.7 the /scale subresource": [
+    "scale: a SandboxWarmPool's /scale reads and merge-patches as autoscaling/v1 Scale",
+  ],
   "§4.8 watch through kubernetes.watch.Watch": [
     "watch: without resourceVersion, ADDED for existing objects, ending at timeoutSeconds",
     "watch: from a list's resourceVersion only newer events, and a re-watch across a timeout misses nothing",

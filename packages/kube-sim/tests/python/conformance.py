@@ -583,6 +583,33 @@ def main(kubeconfig):
             "NotFound",
         )
 
+    @check("scale: a SandboxWarmPool's /scale reads and merge-patches as autoscaling/v1 Scale")
+    def _():
+        group, version, plural = "extensions.agents.x-k8s.io", "v1beta1", "sandboxwarmpools"
+        custom.create_namespaced_custom_object(
+            group,
+            version,
+            NS,
+            plural,
+            {
+                "apiVersion": "%s/%s" % (group, version),
+                "kind": "SandboxWarmPool",
+                "metadata": {"name": "pool1"},
+                "spec": {"replicas": 1, "sandboxTemplateRef": {"name": "t1"}},
+            },
+        )
+        scale = custom.get_namespaced_custom_object_scale(group, version, NS, plural, "pool1")
+        expect((scale["kind"], scale["apiVersion"]), ("Scale", "autoscaling/v1"), "kind")
+        expect(scale["spec"]["replicas"], 1, "spec.replicas")
+        patched = custom.patch_namespaced_custom_object_scale(
+            group, version, NS, plural, "pool1", {"spec": {"replicas": 3}}
+        )
+        expect(patched["spec"]["replicas"], 3, "patched spec.replicas")
+        pool = custom.get_namespaced_custom_object(group, version, NS, plural, "pool1")
+        expect(pool["spec"]["replicas"], 3, "the pool's spec.replicas")
+        expect(pool["metadata"]["generation"], 2, "generation")
+        custom.delete_namespaced_custom_object(group, version, NS, plural, "pool1")
+
     # --- watch (§4.8) -----------------------------------------------------------------------
 
     def events(func, *args, **kwargs):
