@@ -2,7 +2,7 @@
 import type { ResourceRegistry, ResourceType } from "./resourceTypes.ts";
 import { groupVersion } from "./resourceTypes.ts";
 
-const VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"];
+const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 /** The Kubernetes version the simulator claims to be (`/version`). */
 export const SERVER_VERSION = { major: "1", minor: "34", gitVersion: "v1.34.0-kube-sim" };

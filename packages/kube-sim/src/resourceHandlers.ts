@@ -6,6 +6,7 @@ import type { RequestContext } from "./codec.ts";
 import { stamp } from "./codec.ts";
 import type { DeletionSystem } from "./deletion.ts";
 import { parseDeleteOptions } from "./deletion.ts";
+import { deleteCollection } from "./deleteCollection.ts";
 import { decodePatched, decodeRequestBody } from "./coreStrategy.ts";
 import { KubeStatusError, badRequest, methodNotAllowed, notFound } from "./errors.ts";
 import type { KubeObject } from "./objects.ts";
@@ -73,6 +74,10 @@ export class ResourceHandlers {
           status: 201,
           body: present(target, this.$.registry.create(target, this.decodeBody(request), context)),
         };
+      if (method === "DELETE") {
+        const options = parseDeleteOptions(parseJsonBody(request.body), request.query);
+        return deleteCollection(this.$, { target, query: request.query, options }, context);
+      }
       throw methodNotAllowed();
     }
     const status = subresource === "status" ? "status" : "";

@@ -350,6 +350,56 @@ describe("delete, finalizers and garbage collection (§4.9, §9.7, §9.8)", () =
     expect([dropped.status, dropped.body.status]).toEqual([200, "Success"]);
   });
 
+  it("§4.9 DELETE on a collection deletes what the selectors match and answers the list of what each deletion returned", async () => {
+    await using f = await simFixture();
+    for (const [name, x] of [
+      ["a", "1"],
+      ["b", "1"],
+      ["c", "2"],
+    ] as const)
+      await f.core.createNamespacedConfigMap({
+        namespace: "default",
+        body: { metadata: { name, labels: { x } } },
+      });
+    const res = await f.http("/api/v1/namespaces/default/configmaps?labelSelector=x%3D1", {
+      method: "DELETE",
+    });
+    expect(res.status).toBe(200);
+    expect([res.body.kind, res.body.apiVersion]).toEqual(["ConfigMapList", "v1"]);
+    const items = res.body.items as Obj[];
+    // Core list items carry no kind, as in a list (§2).
+    expect(items.map((i) => [metadataOf(i).name, i.kind])).toEqual([
+      ["a", undefined],
+      ["b", undefined],
+    ]);
+    const left = await f.core.listNamespacedConfigMap({ namespace: "default" });
+    expect(left.items.map((i) => i.metadata?.name)).toEqual(["c"]);
+
+    await f.custom.createNamespacedCustomObject({
+      ...SANDBOXES,
+      body: { ...sandbox("held"), metadata: { name: "held", finalizers: ["example.com/hold"] } },
+    });
+    await f.custom.createNamespacedCustomObject({ ...SANDBOXES, body: sandbox("free") });
+    const crs = await f.http(SANDBOX_PATH, { method: "DELETE" });
+    const marked = (crs.body.items as Obj[]).map((i) => [
+      metadataOf(i).name,
+      i.kind,
+      metadataOf(i).deletionTimestamp !== undefined,
+    ]);
+    expect([crs.body.kind, marked]).toEqual([
+      "SandboxList",
+      [
+        ["free", "Sandbox", false],
+        ["held", "Sandbox", true],
+      ],
+    ]);
+    const discovery = await f.http("/api/v1");
+    const configMaps = (discovery.body.resources as { name: string; verbs: string[] }[]).find(
+      (r) => r.name === "configmaps",
+    );
+    expect(configMaps?.verbs).toContain("deletecollection");
+  });
+
   it("§4.9 pods: deleting returns the pod itself; an unscheduled pod goes at once, a running one terminates gracefully", async () => {
     await using f = await simFixture();
     await f.core.createNamespacedPod({

@@ -111,6 +111,7 @@ const GROUPS: Record<string, string[]> = {
     "delete: matching preconditions delete with a Success Status",
     "delete: with a finalizer sets deletionTimestamp and answers the object",
     "delete: orphan_dependents=True orphans; with a propagation_policy too it is 422 Invalid",
+    "delete: delete_collection deletes only what the selector and namespace match",
     "delete: an invalid propagationPolicy is 422 Invalid",
   ],
 };
