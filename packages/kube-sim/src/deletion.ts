@@ -7,7 +7,7 @@ import { fromStorage } from "./codec.ts";
 import { timestamp } from "./clock.ts";
 import type { Clock } from "./clock.ts";
 import type { StatusCause } from "./errors.ts";
-import { deletePreconditionConflict, invalid } from "./errors.ts";
+import { deletePreconditionConflict, invalidOptions } from "./errors.ts";
 import type { KubeObject } from "./objects.ts";
 import { isObject, meta } from "./objects.ts";
 import { queryFlag } from "./queryFlags.ts";
@@ -61,16 +61,7 @@ function propagation(value: unknown, orphan: boolean | undefined): PropagationPo
       message: `Unsupported value: ${JSON.stringify(value)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
       field: "propagationPolicy",
     });
-  if (causes.length > 0)
-    throw invalid(
-      {
-        subject: "DeleteOptions.meta.k8s.io",
-        group: "meta.k8s.io",
-        detailKind: "DeleteOptions",
-        name: "",
-      },
-      causes,
-    );
+  if (causes.length > 0) throw invalidOptions("DeleteOptions", causes);
   if (isPropagationPolicy(value)) return value;
   return orphan === undefined ? undefined : orphan ? "Orphan" : "Background";
 }

@@ -165,6 +165,17 @@ export function deletePreconditionConflict(
   );
 }
 
+/** A request's options refused as the real server refuses them: `<Kind>.meta.k8s.io "" is invalid`. */
+export function invalidOptions(
+  kind: "DeleteOptions" | "ListOptions",
+  causes: StatusCause[],
+): KubeStatusError {
+  return invalid(
+    { subject: `${kind}.meta.k8s.io`, group: "meta.k8s.io", detailKind: kind, name: "" },
+    causes,
+  );
+}
+
 /**
  * 422 Invalid. `subject` is how the object is named (`Sandbox.agents.x-k8s.io` for schema errors,
  * `sandboxes.agents.x-k8s.io` for the storage-level ones) and `detailKind` what `details.kind` holds.

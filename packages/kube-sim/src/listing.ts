@@ -4,7 +4,7 @@
  */
 import type { ApiResponse, ResourceRequest } from "./resourceHandlers.ts";
 import type { StatusCause } from "./errors.ts";
-import { KubeStatusError, badRequest, invalid } from "./errors.ts";
+import { KubeStatusError, badRequest, invalidOptions } from "./errors.ts";
 import { fromStorage, stamp } from "./codec.ts";
 import type { KubeObject } from "./objects.ts";
 import { meta } from "./objects.ts";
@@ -73,16 +73,7 @@ export function validateListOptions(query: URLSearchParams): void {
     causes.push(
       forbiddenMatch('resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
     );
-  if (causes.length > 0)
-    throw invalid(
-      {
-        subject: "ListOptions.meta.k8s.io",
-        group: "meta.k8s.io",
-        detailKind: "ListOptions",
-        name: "",
-      },
-      causes,
-    );
+  if (causes.length > 0) throw invalidOptions("ListOptions", causes);
 }
 
 export function listObjects(store: ObjectStore, request: ResourceRequest): ApiResponse {
