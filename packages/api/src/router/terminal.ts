@@ -102,11 +102,16 @@ export const terminalRouter = {
             sessionId: input.sessionId,
             handle,
             signal: watching.signal,
-          }).then((route) => {
-            if (route === null) return;
-            queue.push({ type: "route_moved", ...route });
-            stop();
-          });
+          }).then(
+            (route) => {
+              if (route === null) return;
+              queue.push({ type: "route_moved", ...route });
+              stop();
+            },
+            // The database unreadable: the stream goes on unwatched (a swap away still ends the
+            // terminal, by the swap's own sweep of the group box) rather than failing the reader.
+            () => undefined,
+          );
           await connection.closed;
           watching.abort();
           await moved;
