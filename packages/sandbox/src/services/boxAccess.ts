@@ -24,6 +24,7 @@ import type { LeaseWakeups } from "./leaseWakeups.ts";
 import type { MachineClients } from "./machineBox.ts";
 import { holdProcess } from "./processHold.ts";
 import { acquireForCall, type WarmLease } from "./callAcquire.ts";
+import { captureRefusedAnswer, captureUnavailableAnswer, noStoreAnswer } from "./captureAnswers.ts";
 import { blockedAnswer, lostAnswer, spawnAnswer } from "./recoveryAnswers.ts";
 import { isRouteMoved, READ_ROUTE_ATTEMPTS, runOnMachine } from "./sessionRoute.ts";
 import { settleWithRetry } from "./settleWithRetry.ts";
@@ -128,9 +129,8 @@ export class BoxAccess {
   /**
    * Runs `body` where the session's pointer says (read for this very call, by the statement that
    * acquires its holder): on a machine, with no group holder and without waking the group box;
-   * else on the group box. A read that meets
-   * a pointer moving under it runs again on the new target (at most READ_ROUTE_ATTEMPTS times);
-   * a write never does: refused before it reached any target it answers `fenced` (retryable),
+   * else on the group box. A read that meets a pointer moving under it runs again on the new
+   * target (at most READ_ROUTE_ATTEMPTS times); a write never does: refused before it reached any target it answers `fenced` (retryable),
    * and once it ran its handle says where it landed.
    */
   async run<T>(call: BoxCall, body: (handle: BoxHandle) => Promise<T>): Promise<T> {
@@ -226,32 +226,15 @@ export class BoxAccess {
       { ...call, route: "group", operation: { name: "archives.capture", writes: false } },
       async (handle) => {
         const lease = groupLease(handle);
-        if (archiver === undefined)
-          throw new BoxServiceError({
-            code: "capture_unavailable",
-            message: "This server has no archive store to capture into.",
-            retryable: false,
-            epoch: lease.epoch,
-          });
+        if (archiver === undefined) throw noStoreAnswer(lease.epoch);
         const captured = await archiver.capture(lease, { actor });
         switch (captured.kind) {
           case "published":
             return captured;
           case "refused":
-            throw new BoxServiceError({
-              code: "capture_refused",
-              message: `The capture could not be published (${captured.reason}): writes kept landing or the box moved on; retry when it is quieter.`,
-              retryable: true,
-              epoch: captured.lease?.epoch ?? lease.epoch,
-              detail: { reason: captured.reason },
-            });
+            throw captureRefusedAnswer(captured.reason, captured.lease?.epoch ?? lease.epoch);
           case "unavailable":
-            throw new BoxServiceError({
-              code: "capture_unavailable",
-              message: `The box could not be captured (${captured.reason}); retry shortly.`,
-              retryable: true,
-              epoch: lease.epoch,
-            });
+            throw captureUnavailableAnswer(captured.reason, lease.epoch);
           case "provider_missing":
             // Gone, not busy: its loss is marked, so the next call restores (or is blocked).
             throw await this.#markLost(lease, new Error("the box was gone when captured"));
